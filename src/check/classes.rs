@@ -1,0 +1,349 @@
+//! StorageClasses: names, the one default class, tags that some disk or pool must carry, the
+//! replica rule, and the parameters the Longhorn CSI driver reads.
+
+use std::collections::BTreeSet;
+
+use super::{Target, bool_setting, duplicates, formats, list};
+use crate::diagnostic::{Diagnostic, Message, did_you_mean};
+use crate::knowledge::Minor;
+use crate::knowledge::longhorn::{self, Chart, Format, ParameterKind};
+use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag};
+use crate::source::Span;
+
+pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
+    if !target.longhorn {
+        if let Some(first) = file.storage_classes.first() {
+            out.push(
+                Diagnostic::error(
+                    Message::LonghornDisabled { what: "`[[storage_class]]` tables".into() },
+                    first.name.span.clone(),
+                )
+                .with_help("lhc's classes are Longhorn classes; add `[longhorn]`, or name existing classes in `[benchmark] classes`"),
+            );
+        }
+        return;
+    }
+    let chart_class = chart_class_is_on(target);
+    duplicates("storage class", file.storage_classes.iter().map(|c| (c.name.as_str(), &c.name.span)), out);
+    check_defaults(file, chart_class, out);
+    let scheduling = Scheduling::new(file);
+    if chart_class {
+        check_default_class_replicas(file, &scheduling, out);
+    }
+    for class in &file.storage_classes {
+        if chart_class && class.name.as_str() == "longhorn" {
+            out.push(
+                Diagnostic::error(Message::ReservedClassName, class.name.span.clone())
+                    .with_help("Longhorn's chart creates (and re-creates) a class named `longhorn`; choose another name, or configure it in `[longhorn.default_class]`"),
+            );
+        }
+        let replicas = class.replicas.as_ref().map_or(3, |r| r.value);
+        if let Some(locality) = &class.data_locality {
+            if locality.value == DataLocality::StrictLocal && replicas != 1 {
+                let span = class.replicas.as_ref().map_or(locality.span.clone(), |r| r.span.clone());
+                out.push(
+                    Diagnostic::error(Message::StrictLocalReplicas { replicas }, span)
+                        .with_label(locality.span.clone(), "strict-local keeps the only replica on the pod's node")
+                        .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
+                );
+            }
+        }
+        duplicates("disk tag", class.disk_tags.iter().map(|t| (t.as_str(), &t.span)), out);
+        duplicates("node tag", class.node_tags.iter().map(|t| (t.as_str(), &t.span)), out);
+        let tags_ok = check_tags_exist(class, &scheduling, out);
+        if tags_ok {
+            let span = class.replicas.as_ref().map_or(class.name.span.clone(), |r| r.span.clone());
+            scheduling.check_replicas(&class.name, replicas, &class.disk_tags, &class.node_tags, span, out);
+        }
+        if let Some(chart) = target.chart {
+            check_parameters(file, class, chart, out);
+        }
+    }
+}
+
+/// The chart's own `longhorn` class exists whenever Longhorn is on.
+fn chart_class_is_on(target: &Target) -> bool {
+    target.chart.is_some()
+}
+
+fn check_defaults(file: &ClusterFile, chart_class: bool, out: &mut Vec<Diagnostic>) {
+    let mut first: Option<(String, Span)> = None;
+    if chart_class {
+        let longhorn = file.longhorn.as_ref();
+        let dc = longhorn.and_then(|l| l.default_class.as_ref());
+        let is_default = dc.and_then(|d| d.default.as_ref()).is_none_or(|d| d.value);
+        if is_default {
+            let span = dc
+                .and_then(|d| d.default.as_ref().map(|x| x.span.clone()))
+                .or_else(|| dc.map(|d| d.span.clone()))
+                .or_else(|| longhorn.map(|l| l.span.clone()))
+                .unwrap_or(0..0);
+            first = Some(("longhorn".into(), span));
+        }
+    }
+    for class in &file.storage_classes {
+        let Some(default) = class.default.as_ref().filter(|d| d.value) else { continue };
+        match &first {
+            None => first = Some((class.name.to_string(), default.span.clone())),
+            Some((name, span)) => {
+                let help = if name == "longhorn" {
+                    "the chart's `longhorn` class is the default unless `[longhorn.default_class] default = false`"
+                } else {
+                    "Kubernetes picks one of several defaults unpredictably; keep `default = true` on one class"
+                };
+                out.push(
+                    Diagnostic::error(
+                        Message::MultipleDefaults { name: class.name.to_string(), first: name.clone() },
+                        default.span.clone(),
+                    )
+                    .with_label(span.clone(), format!("`{name}` is the default here"))
+                    .with_help(help),
+                );
+            }
+        }
+    }
+}
+
+fn check_default_class_replicas(file: &ClusterFile, scheduling: &Scheduling, out: &mut Vec<Diagnostic>) {
+    let Some(longhorn) = file.longhorn.as_ref() else { return };
+    let dc = longhorn.default_class.as_ref();
+    let replicas = dc.and_then(|d| d.replicas.as_ref());
+    let span = replicas
+        .map(|r| r.span.clone())
+        .or_else(|| dc.map(|d| d.span.clone()))
+        .unwrap_or_else(|| longhorn.span.clone());
+    let name = Spanned::new(crate::model::DnsLabel("longhorn".into()), span.clone());
+    scheduling.check_replicas(&name, replicas.map_or(3, |r| r.value), &[], &[], span, out);
+}
+
+fn check_tags_exist(class: &StorageClass, s: &Scheduling, out: &mut Vec<Diagnostic>) -> bool {
+    let mut ok = true;
+    for (tags, known, kind) in [
+        (&class.disk_tags, &s.disk_tags, "disk"),
+        (&class.node_tags, &s.node_tags, "pool"),
+    ] {
+        for tag in tags.iter() {
+            if known.contains(tag.as_str()) {
+                continue;
+            }
+            ok = false;
+            let mut d = Diagnostic::error(Message::UnknownTag { tag: tag.to_string(), kind }, tag.span.clone());
+            d.help = Some(match did_you_mean(tag, known.iter().map(String::as_str)) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None if known.is_empty() => format!(
+                    "no {kind} declares tags; Longhorn fails every volume of this class with \"specified {} tag does not exist\"",
+                    if kind == "disk" { "disk" } else { "node" }
+                ),
+                None => format!("{kind} tags in this file: {}", list(&known.iter().collect::<Vec<_>>())),
+            });
+            out.push(d);
+        }
+    }
+    ok
+}
+
+/// Which nodes can hold a replica of a class, from the pools' disks and tags.
+struct Scheduling<'a> {
+    file: &'a ClusterFile,
+    disk_tags: BTreeSet<String>,
+    node_tags: BTreeSet<String>,
+    /// Whether the file declares disks, so that lhc knows every node Longhorn will use.
+    exhaustive: bool,
+    soft_anti_affinity: bool,
+    allow_empty_node_selector: bool,
+    allow_empty_disk_selector: bool,
+}
+
+impl<'a> Scheduling<'a> {
+    fn new(file: &'a ClusterFile) -> Self {
+        let disk_tags = file
+            .pools
+            .iter()
+            .flat_map(|p| p.disks.iter().flat_map(|d| d.tags.iter().map(|t| t.to_string())))
+            .collect();
+        let node_tags =
+            file.pools.iter().flat_map(|p| p.node_tags.iter().map(|t| t.to_string())).collect();
+        Scheduling {
+            file,
+            disk_tags,
+            node_tags,
+            exhaustive: file.pools.iter().any(|p| !p.disks.is_empty()),
+            soft_anti_affinity: bool_setting(file, "replicaSoftAntiAffinity", false),
+            allow_empty_node_selector: bool_setting(file, "allowEmptyNodeSelectorVolume", true),
+            allow_empty_disk_selector: bool_setting(file, "allowEmptyDiskSelectorVolume", true),
+        }
+    }
+
+    /// Nodes whose pool carries all `node_tags` and that have a schedulable disk carrying all
+    /// `disk_tags` (Longhorn ANDs selector tags; empty selectors follow the allow-empty settings).
+    fn eligible_nodes(&self, disk_tags: &[Spanned<Tag>], node_tags: &[Spanned<Tag>]) -> usize {
+        let covers = |have: &[Spanned<Tag>], want: &[Spanned<Tag>], allow_empty: bool| {
+            if want.is_empty() {
+                allow_empty || have.is_empty()
+            } else {
+                want.iter().all(|w| have.iter().any(|h| h.value == w.value))
+            }
+        };
+        self.file
+            .pools
+            .iter()
+            .filter(|p| covers(&p.node_tags, node_tags, self.allow_empty_node_selector))
+            .filter(|p| {
+                if self.exhaustive {
+                    p.disks.iter().any(|d| {
+                        d.allow_scheduling.as_ref().is_none_or(|a| a.value)
+                            && covers(&d.tags, disk_tags, self.allow_empty_disk_selector)
+                    })
+                } else {
+                    // Without declared disks every node gets one untagged default disk.
+                    disk_tags.is_empty()
+                }
+            })
+            .map(|p| p.nodes.len())
+            .sum()
+    }
+
+    fn check_replicas(
+        &self,
+        class: &Spanned<crate::model::DnsLabel>,
+        replicas: u32,
+        disk_tags: &[Spanned<Tag>],
+        node_tags: &[Spanned<Tag>],
+        span: Span,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        if self.file.pools.is_empty() {
+            return; // lhc knows no nodes at all
+        }
+        let eligible = self.eligible_nodes(disk_tags, node_tags);
+        if replicas as usize <= eligible {
+            return;
+        }
+        let message = Message::TooManyReplicas { class: class.to_string(), replicas, eligible };
+        let mut selector = vec![];
+        if !disk_tags.is_empty() {
+            selector.push(format!("a schedulable disk tagged {}", list(disk_tags)));
+        }
+        if !node_tags.is_empty() {
+            selector.push(format!("node tags {}", list(node_tags)));
+        }
+        let which = if selector.is_empty() {
+            "a schedulable disk".to_string()
+        } else {
+            selector.join(" and ")
+        };
+        let d = if self.soft_anti_affinity || !self.exhaustive {
+            let why = if self.soft_anti_affinity {
+                "`replicaSoftAntiAffinity = true` lets Longhorn put several replicas on one node, which then takes them all down together"
+            } else {
+                "no pool declares disks, so Longhorn gives every node of the cluster a default disk and lhc only knows the nodes listed here"
+            };
+            Diagnostic::warning(message, span).with_help(why)
+        } else {
+            Diagnostic::error(message, span).with_help(format!(
+                "volumes would stay Degraded: each replica needs its own node with {which}; lower `replicas` to {eligible} or add such nodes"
+            ))
+        };
+        out.push(d);
+    }
+}
+
+fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out: &mut Vec<Diagnostic>) {
+    let known = longhorn::parameters();
+    for (key, value) in &class.parameters {
+        let k = key.as_str();
+        if let Some(t) = known.typed.get(k).or_else(|| {
+            (k.eq_ignore_ascii_case("fstype")).then(|| known.typed.get("fsType")).flatten()
+        }) {
+            out.push(
+                Diagnostic::error(Message::TypedParameter { key: key.value.clone(), typed: t.key.clone() }, key.span.clone())
+                    .with_help(format!("set `{}` on the class instead; lhc writes `{k}` from it", t.key)),
+            );
+            continue;
+        }
+        if known.driver.contains_key(k) {
+            out.push(
+                Diagnostic::error(Message::DriverParameter { key: key.value.clone() }, key.span.clone())
+                    .with_help("the driver derives it from the PVC; remove it"),
+            );
+            continue;
+        }
+        if k.starts_with("csi.storage.k8s.io/") {
+            continue; // handled by the CSI sidecars (secrets for encryption and the like)
+        }
+        let Some(param) = known.param.get(k) else {
+            let candidates = known.param.keys().chain(known.typed.keys()).map(String::as_str);
+            let mut d = Diagnostic::error(Message::UnknownParameter { key: key.value.clone() }, key.span.clone());
+            d.help = Some(match did_you_mean(k, candidates) {
+                Some(m) => format!("did you mean `{m}`? The driver silently ignores unknown keys"),
+                None => "the driver silently ignores unknown keys; see the Longhorn StorageClass parameter reference".into(),
+            });
+            out.push(d);
+            continue;
+        };
+        let since = Minor::parse(&param.since).unwrap_or(Minor(1, 6));
+        if chart.minor < since {
+            out.push(
+                Diagnostic::error(
+                    Message::ParameterNotInVersion { key: key.value.clone(), since: since.to_string(), version: chart.version.clone() },
+                    key.span.clone(),
+                )
+                .with_help("older drivers silently ignore it; raise `[longhorn] version` or remove it"),
+            );
+            continue;
+        }
+        if let Some(expected) = parameter_problem(param.kind, &param.values, value) {
+            out.push(Diagnostic::error(
+                Message::ParameterValue { key: key.value.clone(), value: quoted(value), expected },
+                value.span.clone(),
+            ));
+            continue;
+        }
+        if k == "dataEngine" && value.as_str() == "v2" && !bool_setting(file, "v2DataEngine", false) {
+            out.push(
+                Diagnostic::error(
+                    Message::ParameterValue {
+                        key: key.value.clone(),
+                        value: quoted(value),
+                        expected: "usable while the v2 data engine is off".into(),
+                    },
+                    value.span.clone(),
+                )
+                .with_help("set `v2DataEngine = true` in `[longhorn.settings]` (it also needs block disks and hugepages)"),
+            );
+        }
+    }
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// What a parameter value should have been, if it is not.
+fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Option<String> {
+    match kind {
+        ParameterKind::String => None,
+        ParameterKind::Bool => {
+            (value != "true" && value != "false").then(|| "\"true\" or \"false\"".into())
+        }
+        ParameterKind::Int => value.parse::<u32>().is_err().then(|| "a whole number".into()),
+        ParameterKind::Enum => (!values.iter().any(|v| v == value)).then(|| {
+            format!("one of {}", values.iter().map(|v| quoted(v)).collect::<Vec<_>>().join(", "))
+        }),
+        ParameterKind::JsonArray => formats::recurring_job_selector(value).err(),
+        ParameterKind::JsonObject => {
+            match serde_json::from_str::<serde_json::Value>(value) {
+                Ok(serde_json::Value::Object(_)) => None,
+                _ => Some("a JSON object".into()),
+            }
+        }
+        ParameterKind::TagList => value
+            .split(',')
+            .any(|t| !crate::names::is_tag(t))
+            .then(|| "a comma-separated list of tags, without spaces".into()),
+        ParameterKind::TolerationList => formats::check(Format::TolerationList, value).err(),
+        ParameterKind::NodeSelectorList => {
+            formats::check(Format::NodeSelectorList, value).err()
+        }
+    }
+}

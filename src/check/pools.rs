@@ -1,0 +1,385 @@
+//! Pools, nodes and disks: unique names, node labels, hcloud server types and locations, disk
+//! sizes, reserved space, Hetzner Volume limits and shared filesystems.
+
+use super::{DiskFacts, Target, duplicates, int_setting};
+use crate::diagnostic::{Diagnostic, Message, did_you_mean};
+use crate::knowledge::hcloud;
+use crate::model::{ClusterFile, Disk, DiskKind, Pool, Provider, Spanned};
+use crate::names;
+use crate::quantity::{Bytes, Reserved};
+
+pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) -> Vec<Vec<DiskFacts>> {
+    check_location(file, target, out);
+    duplicates("pool", file.pools.iter().map(|p| (p.name.as_str(), &p.name.span)), out);
+    duplicates(
+        "node",
+        file.pools.iter().flat_map(|p| p.nodes.iter().map(|n| (n.as_str(), &n.span))),
+        out,
+    );
+    file.pools.iter().map(|pool| check_pool(file, pool, target, out)).collect()
+}
+
+fn check_location(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
+    let Some(location) = &file.cluster.location else { return };
+    if target.provider != Provider::Hcloud {
+        out.push(
+            Diagnostic::error(Message::HcloudOnly { what: "location".into() }, location.span.clone())
+                .with_help("remove `location`, or set `provider = \"hcloud\"`"),
+        );
+        return;
+    }
+    let known = &hcloud::catalogue().locations;
+    if !known.contains_key(location.as_str()) {
+        let mut d = Diagnostic::error(
+            Message::UnknownLocation { name: location.to_string() },
+            location.span.clone(),
+        );
+        d.help = Some(match did_you_mean(location, known.keys().map(String::as_str)) {
+            Some(s) => format!("did you mean \"{s}\"?"),
+            None => format!(
+                "hcloud locations: {}",
+                known.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            ),
+        });
+        out.push(d);
+    }
+}
+
+fn check_pool(
+    file: &ClusterFile,
+    pool: &Spanned<Pool>,
+    target: &Target,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<DiskFacts> {
+    let server = check_server_type(file, pool, target, out);
+
+    for (key, _) in &pool.labels.0 {
+        check_label_key(key, out);
+    }
+    duplicates("node tag", pool.node_tags.iter().map(|t| (t.as_str(), &t.span)), out);
+
+    if !target.longhorn {
+        if let Some(first) = pool.disks.first() {
+            out.push(
+                Diagnostic::error(Message::LonghornDisabled { what: "disks".into() }, first.name.span.clone())
+                    .with_help("add `[longhorn]`, or remove the pool's `[[pool.disk]]` tables"),
+            );
+        }
+        if let Some(first) = pool.node_tags.first() {
+            out.push(
+                Diagnostic::error(Message::LonghornDisabled { what: "node tags".into() }, first.span.clone())
+                    .with_help("node tags are Longhorn node tags; remove `node_tags` or add `[longhorn]`"),
+            );
+        }
+    }
+
+    duplicates("disk", pool.disks.iter().map(|d| (d.name.as_str(), &d.name.span)), out);
+    duplicates("disk path", pool.disks.iter().map(|d| (d.path.as_str(), &d.path.span)), out);
+    check_shared_filesystems(pool, out);
+
+    let volumes: Vec<&Spanned<Disk>> =
+        pool.disks.iter().filter(|d| d.kind.value == DiskKind::HcloudVolume).collect();
+    let limits = &hcloud::catalogue().volumes;
+    if volumes.len() > limits.max_per_server as usize && target.provider == Provider::Hcloud {
+        let extra = volumes[limits.max_per_server as usize];
+        out.push(
+            Diagnostic::error(
+                Message::TooManyVolumes {
+                    pool: pool.name.to_string(),
+                    count: volumes.len(),
+                    max: limits.max_per_server,
+                },
+                extra.kind.span.clone(),
+            )
+            .with_help("the hcloud CSI driver and the API allow 16 volumes per server; use fewer, larger volumes"),
+        );
+    }
+
+    pool.disks.iter().map(|disk| check_disk(file, pool, disk, server, target, out)).collect()
+}
+
+fn check_server_type(
+    file: &ClusterFile,
+    pool: &Spanned<Pool>,
+    target: &Target,
+    out: &mut Vec<Diagnostic>,
+) -> Option<&'static hcloud::ServerType> {
+    let name = pool.server_type.as_ref()?;
+    if target.provider != Provider::Hcloud {
+        out.push(
+            Diagnostic::error(Message::HcloudOnly { what: "server_type".into() }, name.span.clone())
+                .with_help("set `provider = \"hcloud\"` in `[cluster]`, or remove `server_type` and give local disks a `size`"),
+        );
+        return None;
+    }
+    let catalogue = hcloud::catalogue();
+    let lower = name.to_ascii_lowercase();
+    let Some(server) = catalogue.server_types.get(&lower) else {
+        let mut d = Diagnostic::error(
+            Message::UnknownServerType { name: name.to_string() },
+            name.span.clone(),
+        );
+        d.help = Some(match did_you_mean(name, catalogue.server_types.keys().map(String::as_str)) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!(
+                "known server types (catalogue of {}): {}",
+                catalogue.captured,
+                catalogue.server_types.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            ),
+        });
+        out.push(d);
+        return None;
+    };
+    if let Some(since) = &server.deprecated {
+        out.push(
+            Diagnostic::warning(
+                Message::DeprecatedServerType { name: lower.clone(), since: since.clone() },
+                name.span.clone(),
+            )
+            .with_help("Hetzner removes deprecated types from sale; pick a current type of the same size"),
+        );
+    } else if let Some(location) = &file.cluster.location {
+        if catalogue.locations.contains_key(location.as_str())
+            && !server.locations.iter().any(|l| l == location.as_str())
+        {
+            out.push(
+                Diagnostic::warning(
+                    Message::ServerTypeLocation {
+                        name: lower.clone(),
+                        location: location.to_string(),
+                        captured: catalogue.captured.clone(),
+                    },
+                    name.span.clone(),
+                )
+                .with_help(format!("it was offered in: {}", server.locations.join(", "))),
+            );
+        }
+    }
+    Some(server)
+}
+
+fn check_label_key(key: &Spanned<String>, out: &mut Vec<Diagnostic>) {
+    if let Some((prefix, name)) = key.split_once('/') {
+        if prefix == "node.longhorn.io" || prefix.ends_with(".longhorn.io") {
+            out.push(
+                Diagnostic::error(Message::ManagedLabel { key: key.value.clone() }, key.span.clone())
+                    .with_help("lhc sets Longhorn's node labels and annotations from the pool's disks and `node_tags`"),
+            );
+        }
+        if prefix.len() > 253 || name.len() > 63 {
+            out.push(Diagnostic::error(
+                Message::InvalidName {
+                    what: "label key".into(),
+                    value: key.value.clone(),
+                    kind: "Kubernetes label key (prefix at most 253 characters, name at most 63)".into(),
+                },
+                key.span.clone(),
+            ));
+        }
+    } else if !names::is_label_key(key) {
+        out.push(Diagnostic::error(
+            Message::InvalidName {
+                what: "label key".into(),
+                value: key.value.clone(),
+                kind: "Kubernetes label key".into(),
+            },
+            key.span.clone(),
+        ));
+    }
+}
+
+/// A server has one local disk: two `local` disks of a pool are one filesystem, and Longhorn
+/// rejects the node's whole disk annotation when two paths share a filesystem.
+fn check_shared_filesystems(pool: &Pool, out: &mut Vec<Diagnostic>) {
+    let locals: Vec<&Spanned<Disk>> =
+        pool.disks.iter().filter(|d| d.kind.value == DiskKind::Local).collect();
+    if let [first, rest @ ..] = locals.as_slice() {
+        for other in rest {
+            out.push(
+                Diagnostic::error(
+                    Message::SharedFilesystem {
+                        pool: pool.name.to_string(),
+                        a: first.name.to_string(),
+                        b: other.name.to_string(),
+                    },
+                    other.kind.span.clone(),
+                )
+                .with_label(first.kind.span.clone(), "the server's local disk is already used here")
+                .with_help("Longhorn rejects the whole disk annotation of a node when two disk paths are on the same filesystem; declare the local disk once"),
+            );
+        }
+    }
+    for inner in &pool.disks {
+        for outer in &pool.disks {
+            let (i, o) = (inner.path.trim_end_matches('/'), outer.path.trim_end_matches('/'));
+            if i != o && i.starts_with(&format!("{o}/")) {
+                out.push(
+                    Diagnostic::warning(
+                        Message::NestedDiskPath { inner: inner.path.to_string(), outer: outer.path.to_string() },
+                        inner.path.span.clone(),
+                    )
+                    .with_label(outer.path.span.clone(), "the outer disk")
+                    .with_help("make sure the inner path is its own mount; if both are on one filesystem Longhorn ignores the node's disk annotation"),
+                );
+            }
+        }
+    }
+}
+
+fn check_disk(
+    file: &ClusterFile,
+    pool: &Pool,
+    disk: &Spanned<Disk>,
+    server: Option<&hcloud::ServerType>,
+    target: &Target,
+    out: &mut Vec<Diagnostic>,
+) -> DiskFacts {
+    let hcloud = target.provider == Provider::Hcloud;
+    duplicates("disk tag", disk.tags.iter().map(|t| (t.as_str(), &t.span)), out);
+
+    if disk.kind.value == DiskKind::HcloudVolume && !hcloud {
+        out.push(
+            Diagnostic::error(Message::HcloudOnly { what: "type = \"hcloud-volume\"".into() }, disk.kind.span.clone())
+                .with_help("set `provider = \"hcloud\"` in `[cluster]`, or use `type = \"device\"` for another attached disk"),
+        );
+    }
+
+    let explicit = disk.size.as_ref().and_then(|s| match Bytes::parse(s) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            out.push(Diagnostic::error(
+                Message::InvalidFormat {
+                    key: "size".into(),
+                    value: format!("\"{}\"", s.value),
+                    expected: format!("a usable size: it {e}"),
+                },
+                s.span.clone(),
+            ));
+            None
+        }
+    });
+    let size_span = disk.size.as_ref().map_or(disk.kind.span.clone(), |s| s.span.clone());
+    let size = match (disk.kind.value, explicit) {
+        (_, Some(b)) => Some(b),
+        (DiskKind::Local, None) if hcloud => match (server, &pool.server_type) {
+            (Some(s), _) => Some(s.disk()),
+            (None, Some(_)) => None, // unknown server type, already reported
+            (None, None) => {
+                out.push(
+                    Diagnostic::error(Message::MissingDiskSize { disk: disk.name.to_string() }, disk.name.span.clone())
+                        .with_help("give the pool a `server_type` (the local disk's size comes from it) or the disk a `size`"),
+                );
+                None
+            }
+        },
+        (_, None) => {
+            out.push(
+                Diagnostic::error(Message::MissingDiskSize { disk: disk.name.to_string() }, disk.name.span.clone())
+                    .with_help("add `size = \"500Gi\"` (the disk's capacity)"),
+            );
+            None
+        }
+    };
+
+    if let Some(size) = size {
+        check_size_limits(disk, size, server, hcloud, size_span, out);
+    }
+
+    let reserved = disk
+        .reserved
+        .as_ref()
+        .and_then(|r| Reserved::parse(r).ok())
+        .unwrap_or(match disk.kind.value {
+            DiskKind::HcloudVolume => Reserved::Percent { numerator: 10, scale: 0 },
+            _ => Reserved::Percent { numerator: 25, scale: 0 },
+        });
+    let reserved_bytes = size.map_or(Bytes(0), |s| reserved.of(s));
+    let reserved_span = disk.reserved.as_ref().map_or(disk.name.span.clone(), |r| r.span.clone());
+    if let Some(size) = size {
+        if reserved_bytes >= size {
+            out.push(
+                Diagnostic::error(
+                    Message::ReservedTooLarge {
+                        disk: disk.name.to_string(),
+                        reserved: reserved.to_string(),
+                        size: size.to_string(),
+                    },
+                    reserved_span.clone(),
+                )
+                .with_help("Longhorn rejects a node's whole disk annotation when a disk reserves all of its space"),
+            );
+        }
+    }
+    if reserved.is_zero() {
+        if let Some(chart) = target.chart.filter(|c| c.zero_reserved_means_default()) {
+            let percent = int_setting(file, "storageReservedPercentageForDefaultDisk");
+            if percent != Some(0) {
+                out.push(
+                    Diagnostic::warning(
+                        Message::ReservedZero { disk: disk.name.to_string(), version: chart.version.clone() },
+                        reserved_span,
+                    )
+                    .with_help(format!(
+                        "from chart 1.8 Longhorn reads 0 as `storageReservedPercentageForDefaultDisk` ({}%); set that setting to 0 in `[longhorn.settings]` if you mean no reserve",
+                        percent.unwrap_or(30)
+                    )),
+                );
+            }
+        }
+    }
+    DiskFacts { size, reserved: reserved_bytes }
+}
+
+fn check_size_limits(
+    disk: &Disk,
+    size: Bytes,
+    server: Option<&hcloud::ServerType>,
+    hcloud: bool,
+    span: crate::source::Span,
+    out: &mut Vec<Diagnostic>,
+) {
+    let name = disk.name.to_string();
+    match disk.kind.value {
+        DiskKind::HcloudVolume if hcloud => {
+            let v = &hcloud::catalogue().volumes;
+            let bound = if size < v.min() {
+                Some(format!("below the Hetzner Volume minimum of {}", v.min()))
+            } else if size > v.max() {
+                Some(format!("above the Hetzner Volume maximum of {}", v.max()))
+            } else if size.0 % Bytes::gib(1).0 != 0 {
+                Some("not a whole number of GiB, the unit Hetzner Volumes are sized in".to_string())
+            } else {
+                None
+            };
+            if let Some(bound) = bound {
+                out.push(
+                    Diagnostic::error(Message::DiskSize { disk: name, size: size.to_string(), bound }, span)
+                        .with_help(format!("Hetzner Volumes are {} to {} in whole GiB", v.min(), v.max())),
+                );
+            }
+        }
+        DiskKind::Local => {
+            if let Some(server) = server.filter(|s| size > s.disk()) {
+                out.push(
+                    Diagnostic::error(
+                        Message::DiskSize {
+                            disk: name,
+                            size: size.to_string(),
+                            bound: format!("larger than the server type's local disk of {}", server.disk()),
+                        },
+                        span,
+                    )
+                    .with_help("remove `size` to use the whole local disk, or choose a larger server type"),
+                );
+            }
+        }
+        _ => {
+            if size.0 == 0 {
+                out.push(Diagnostic::error(
+                    Message::DiskSize { disk: name, size: size.to_string(), bound: "empty".into() },
+                    span,
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! `[longhorn.settings]` and `[longhorn.backup]` against the target chart: every key must exist
+//! in that chart version, every value must have the setting's type, range, allowed values and
+//! format. Keys that moved get a hint saying where they went.
+
+use super::{bool_setting, formats, list};
+use crate::diagnostic::{Diagnostic, Message, did_you_mean};
+use crate::knowledge::Minor;
+use crate::knowledge::longhorn::{self, Chart, Setting, SettingType};
+use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
+
+pub(super) fn check(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+    let Some(longhorn) = &file.longhorn else { return };
+    let before = out.len();
+    for (key, value) in &longhorn.settings {
+        check_one(chart, key, value, out);
+    }
+    check_conflicts(file, chart, out);
+    check_backup(file, chart, out);
+    if chart.all_or_nothing_settings() {
+        let note = format!(
+            "Longhorn {} discards every customized setting when one entry is invalid",
+            chart.version
+        );
+        for d in out[before..].iter_mut().filter(|d| d.is_error() && d.help.is_none()) {
+            d.help = Some(note.clone());
+        }
+    }
+}
+
+fn check_one(
+    chart: &Chart,
+    key: &Spanned<String>,
+    value: &Spanned<SettingValue>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let history = longhorn::history();
+    if let Some(owned) = history.owned.get(key.as_str()) {
+        out.push(
+            Diagnostic::error(Message::DerivedSetting { key: key.value.clone() }, key.span.clone())
+                .with_help(owned.lhc.clone()),
+        );
+        return;
+    }
+    let Some(setting) = chart.settings.get(key.as_str()) else {
+        out.push(unknown(chart, key));
+        return;
+    };
+    if !setting.known_to_manager {
+        out.push(
+            Diagnostic::error(
+                Message::IgnoredSetting { key: key.value.clone(), version: chart.version.clone() },
+                key.span.clone(),
+            )
+            .with_help(format!(
+                "chart {} writes `{}`, which the Longhorn manager does not define, so the value is ignored; remove it",
+                chart.version, setting.name
+            )),
+        );
+        return;
+    }
+    match &value.value {
+        SettingValue::PerEngine(engines) => {
+            let Some(expected) = &setting.engines else {
+                out.push(
+                    Diagnostic::error(
+                        Message::SettingType {
+                            key: key.value.clone(),
+                            expected: setting.kind.describe().into(),
+                            found: "a table of data-engine values".into(),
+                        },
+                        value.span.clone(),
+                    )
+                    .with_help(format!(
+                        "`{key}` is not data-engine-specific in chart {}; write one value",
+                        chart.version,
+                        key = key.value
+                    )),
+                );
+                return;
+            };
+            let given: Vec<&String> = engines.keys().collect();
+            if given.len() != expected.len() || given.iter().zip(expected).any(|(a, b)| *a != b) {
+                out.push(
+                    Diagnostic::error(
+                        Message::SettingEngines { key: key.value.clone(), engines: list(expected) },
+                        value.span.clone(),
+                    )
+                    .with_help(format!(
+                        "Longhorn rejects a table whose engines differ from its default {}; or write one value for all engines",
+                        setting.default.as_deref().unwrap_or("")
+                    )),
+                );
+            }
+            for scalar in engines.values() {
+                if let Err(d) = check_scalar(key, setting, scalar, value, true) {
+                    out.push(d);
+                    break;
+                }
+            }
+        }
+        other => {
+            let scalar = match other {
+                SettingValue::Bool(b) => SettingScalar::Bool(*b),
+                SettingValue::Integer(i) => SettingScalar::Integer(*i),
+                SettingValue::Float(f) => SettingScalar::Float(*f),
+                SettingValue::String(s) => SettingScalar::String(s.clone()),
+                SettingValue::PerEngine(_) => return,
+            };
+            if let Err(d) = check_scalar(key, setting, &scalar, value, false) {
+                out.push(d);
+            }
+        }
+    }
+}
+
+fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
+    let k = key.as_str();
+    if let Some(moved) = longhorn::history().moved.get(k) {
+        let since = Minor::parse(&moved.since).unwrap_or(Minor(1, 0));
+        if chart.minor >= since {
+            return Diagnostic::error(
+                Message::MovedSetting {
+                    key: key.value.clone(),
+                    version: chart.version.clone(),
+                    to: format!("`{}`", moved.chart),
+                },
+                key.span.clone(),
+            )
+            .with_help(format!("write it as {} ({})", moved.lhc, moved.note));
+        }
+    }
+    let elsewhere = longhorn::versions_with(k);
+    if let (Some(first), Some(last)) = (elsewhere.first(), elsewhere.last()) {
+        let available = if first.version == last.version {
+            format!("chart {}", first.version)
+        } else {
+            format!("charts {} to {}", first.version, last.version)
+        };
+        let help = if first.minor > chart.minor {
+            "raise `[longhorn] version`, or remove the setting"
+        } else {
+            "it was removed from the chart; remove the setting"
+        };
+        return Diagnostic::error(
+            Message::SettingNotInVersion {
+                key: key.value.clone(),
+                version: chart.version.clone(),
+                available,
+            },
+            key.span.clone(),
+        )
+        .with_help(help);
+    }
+    let mut d = Diagnostic::error(
+        Message::UnknownSetting { key: key.value.clone(), version: chart.version.clone() },
+        key.span.clone(),
+    );
+    if let Some(m) = did_you_mean(k, chart.settings.keys().map(String::as_str)) {
+        d.help = Some(format!("did you mean `{m}`?"));
+    }
+    d
+}
+
+fn check_scalar(
+    key: &Spanned<String>,
+    setting: &Setting,
+    scalar: &SettingScalar,
+    at: &Spanned<SettingValue>,
+    per_engine: bool,
+) -> Result<(), Diagnostic> {
+    let span = at.span.clone();
+    let found = describe(scalar);
+    let type_error = |hint: Option<String>| {
+        let mut d = Diagnostic::error(
+            Message::SettingType {
+                key: key.value.clone(),
+                expected: setting.kind.describe().into(),
+                found: found.clone(),
+            },
+            span.clone(),
+        );
+        d.help = hint;
+        d
+    };
+    // Per-engine values are strings in Longhorn's JSON ("2"), so strings that parse are fine there.
+    let number: Option<f64> = match (setting.kind, scalar) {
+        (SettingType::Bool, SettingScalar::Bool(_)) => None,
+        (SettingType::Bool, SettingScalar::String(s)) if per_engine && (s == "true" || s == "false") => None,
+        (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
+            return Err(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+        }
+        (SettingType::Bool, _) => return Err(type_error(None)),
+        (SettingType::Int, SettingScalar::Integer(i)) => Some(*i as f64),
+        (SettingType::Int, SettingScalar::String(s)) if s.parse::<i64>().is_ok() => {
+            if per_engine {
+                s.parse::<i64>().ok().map(|i| i as f64)
+            } else {
+                return Err(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+            }
+        }
+        (SettingType::Int, _) => return Err(type_error(None)),
+        (SettingType::Float, SettingScalar::Integer(i)) => Some(*i as f64),
+        (SettingType::Float, SettingScalar::Float(f)) => Some(*f),
+        (SettingType::Float, SettingScalar::String(s)) if per_engine && s.parse::<f64>().is_ok() => {
+            s.parse::<f64>().ok()
+        }
+        (SettingType::Float, _) => return Err(type_error(None)),
+        (SettingType::String, SettingScalar::String(_)) => None,
+        (SettingType::String, _) => return Err(type_error(None)),
+        (SettingType::Unknown, _) => None,
+    };
+    if let Some(n) = number {
+        let min = setting.min.as_deref().and_then(|m| m.parse::<f64>().ok());
+        let max = setting.max.as_deref().and_then(|m| m.parse::<f64>().ok());
+        let bound = match (min, max) {
+            (Some(lo), Some(hi)) if n < lo || n > hi => Some(format!(
+                "outside the allowed range {} to {}",
+                setting.min.as_deref().unwrap_or_default(),
+                setting.max.as_deref().unwrap_or_default()
+            )),
+            (Some(lo), None) if n < lo => {
+                Some(format!("below the minimum of {}", setting.min.as_deref().unwrap_or_default()))
+            }
+            (None, Some(hi)) if n > hi => {
+                Some(format!("above the maximum of {}", setting.max.as_deref().unwrap_or_default()))
+            }
+            _ => None,
+        };
+        if let Some(bound) = bound {
+            return Err(Diagnostic::error(
+                Message::SettingRange { key: key.value.clone(), value: plain(scalar), bound },
+                span,
+            ));
+        }
+    }
+    if !setting.choices.is_empty() {
+        let text = plain(scalar);
+        if !setting.choices.iter().any(|c| *c == text) {
+            let allowed = setting.choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>();
+            let mut d = Diagnostic::error(
+                Message::SettingChoice { key: key.value.clone(), value: text.clone(), allowed: allowed.join(", ") },
+                span,
+            );
+            if let Some(m) = did_you_mean(&text, setting.choices.iter().map(String::as_str)) {
+                d.help = Some(format!("did you mean \"{m}\"?"));
+            }
+            return Err(d);
+        }
+    }
+    if let (Some(format), SettingScalar::String(s)) = (longhorn::history().format.get(key.as_str()), scalar) {
+        if let Err(expected) = formats::check(*format, s) {
+            return Err(Diagnostic::error(
+                Message::SettingFormat { key: key.value.clone(), value: json(s), expected },
+                span,
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn json(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+fn plain(scalar: &SettingScalar) -> String {
+    match scalar {
+        SettingScalar::Bool(b) => b.to_string(),
+        SettingScalar::Integer(i) => i.to_string(),
+        SettingScalar::Float(f) => f.to_string(),
+        SettingScalar::String(s) => s.clone(),
+    }
+}
+
+fn describe(scalar: &SettingScalar) -> String {
+    match scalar {
+        SettingScalar::Bool(b) => format!("a boolean ({b})"),
+        SettingScalar::Integer(i) => format!("an integer ({i})"),
+        SettingScalar::Float(f) => format!("a float ({f})"),
+        SettingScalar::String(s) => format!("a string ({})", json(s)),
+    }
+}
+
+/// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
+fn check_conflicts(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+    let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
+    if !(chart.settings.contains_key(a) && chart.settings.contains_key(b)) {
+        return;
+    }
+    if bool_setting(file, a, true) && bool_setting(file, b, false) {
+        let Some(longhorn) = &file.longhorn else { return };
+        let span = longhorn
+            .settings
+            .iter()
+            .find(|(k, _)| k.as_str() == b)
+            .map(|(k, _)| k.span.clone());
+        let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into() }, span)
+            .with_help(format!("Longhorn rejects `{b} = true` while `{a}` is true (its default); set `{a} = false` as well"));
+        if let Some((k, _)) = longhorn.settings.iter().find(|(k, _)| k.as_str() == a) {
+            d = d.with_label(k.span.clone(), "set here");
+        }
+        out.push(d);
+    }
+}
+
+/// `[longhorn.backup]` and the old `backupTarget*` settings are two ways to say one thing.
+fn check_backup(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+    let Some(longhorn) = &file.longhorn else { return };
+    let Some(backup) = &longhorn.backup else { return };
+    if chart.has_default_backup_store() {
+        return;
+    }
+    for (key, _) in &longhorn.settings {
+        if matches!(key.as_str(), "backupTarget" | "backupTargetCredentialSecret" | "backupstorePollInterval") {
+            out.push(
+                Diagnostic::error(
+                    Message::Duplicate { what: "backup setting".into(), name: key.value.clone() },
+                    key.span.clone(),
+                )
+                .with_label(backup.span.clone(), "`[longhorn.backup]` sets it too")
+                .with_help("keep `[longhorn.backup]`; lhc writes it as the right keys for every chart version"),
+            );
+        }
+    }
+}

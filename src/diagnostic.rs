@@ -1,0 +1,345 @@
+//! Diagnostics: what lhc says about an input, with the code that names the rule, where in the
+//! file it applies and, when a fix is known, what to do. Positions live here; the [`Message`]
+//! enum only says what is wrong.
+
+use crate::source::Span;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A secondary place in the same file that explains the diagnostic ("first defined here").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+/// One finding about one input file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: Message,
+    /// Where the finding applies; `None` for findings about the whole file.
+    pub span: Option<Span>,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: Message, span: impl Into<Option<Span>>) -> Self {
+        Diagnostic { severity: Severity::Error, message, span: span.into(), labels: vec![], help: None }
+    }
+
+    pub fn warning(message: Message, span: impl Into<Option<Span>>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            message,
+            span: span.into(),
+            labels: vec![],
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push(Label { span, text: text.into() });
+        self
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.message.code()
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sorts diagnostics by position (whole-file findings first), then by code, and drops exact
+/// duplicates, so output does not depend on the order rules ran in.
+pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (d.span.as_ref().map(|s| (s.start, s.end)), d.code());
+        key(a).cmp(&key(b)).then_with(|| a.message.to_string().cmp(&b.message.to_string()))
+    });
+    diagnostics.dedup();
+}
+
+/// What is wrong, without where. Each variant has a stable code (see [`Message::code`]) that
+/// `--message-format json` reports and the README lists.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Message {
+    /// A bug in lhc, reported rather than panicking.
+    #[error("internal error (please report it): {0}")]
+    Internal(String),
+
+    // --- reading and structure -------------------------------------------------------------
+    #[error("{0}")]
+    Syntax(String),
+    #[error("unknown key `{key}` in {table}")]
+    UnknownKey { key: String, table: String },
+    #[error("missing required key `{key}` in {table}")]
+    MissingKey { key: String, table: String },
+    #[error("`{key}` must be {expected}, found {found}")]
+    WrongType { key: String, expected: String, found: String },
+    #[error("`{key}` cannot be {value}; expected one of {allowed}")]
+    InvalidChoice { key: String, value: String, allowed: String },
+    #[error("`{key}` is not {expected}: {value}")]
+    InvalidFormat { key: String, value: String, expected: String },
+    #[error("`{key}` is {value}, {bound}")]
+    OutOfRange { key: String, value: String, bound: String },
+    #[error("{what} `{name}` is defined more than once")]
+    Duplicate { what: String, name: String },
+
+    // --- versions ----------------------------------------------------------------------------
+    #[error("{what} {version} is not supported")]
+    UnsupportedVersion { what: &'static str, version: String },
+    #[error("Longhorn chart {version} is not in lhc's tables; checking against {used}")]
+    UnknownPatchVersion { version: String, used: String },
+
+    // --- [longhorn.settings] ---------------------------------------------------------------------
+    #[error("`{key}` is not a setting of Longhorn chart {version}")]
+    UnknownSetting { key: String, version: String },
+    #[error("`{key}` is not a setting of Longhorn chart {version}: it moved to {to}")]
+    MovedSetting { key: String, version: String, to: String },
+    #[error("`{key}` is not a setting of Longhorn chart {version}; it exists in {available}")]
+    SettingNotInVersion { key: String, version: String, available: String },
+    #[error("`{key}` is derived by lhc and cannot be set by hand")]
+    DerivedSetting { key: String },
+    #[error("`{key}` is written by chart {version} under a name Longhorn does not know")]
+    IgnoredSetting { key: String, version: String },
+    #[error("setting `{key}` must be {expected}, found {found}")]
+    SettingType { key: String, expected: String, found: String },
+    #[error("setting `{key}` is {value}, {bound}")]
+    SettingRange { key: String, value: String, bound: String },
+    #[error("setting `{key}` cannot be {value}; expected one of {allowed}")]
+    SettingChoice { key: String, value: String, allowed: String },
+    #[error("setting `{key}` is not {expected}: {value}")]
+    SettingFormat { key: String, value: String, expected: String },
+    #[error("setting `{key}` must give a value for exactly the data engines {engines}")]
+    SettingEngines { key: String, engines: String },
+    #[error("settings `{a}` and `{b}` cannot both be true")]
+    SettingConflict { a: String, b: String },
+
+    // --- pools and disks -----------------------------------------------------------------------
+    #[error("`{what}` only applies to provider \"hcloud\"")]
+    HcloudOnly { what: String },
+    #[error("unknown hcloud server type `{name}`")]
+    UnknownServerType { name: String },
+    #[error("hcloud server type `{name}` is deprecated (since {since})")]
+    DeprecatedServerType { name: String, since: String },
+    #[error("hcloud server type `{name}` was not offered in {location} at the catalogue's capture ({captured})")]
+    ServerTypeLocation { name: String, location: String, captured: String },
+    #[error("unknown hcloud location `{name}`")]
+    UnknownLocation { name: String },
+    #[error("disk `{disk}` needs a `size`")]
+    MissingDiskSize { disk: String },
+    #[error("disk `{disk}` is {size}, {bound}")]
+    DiskSize { disk: String, size: String, bound: String },
+    #[error("`reserved` of disk `{disk}` ({reserved}) is not below its size ({size})")]
+    ReservedTooLarge { disk: String, reserved: String, size: String },
+    #[error("`reserved` of disk `{disk}` is 0, which Longhorn {version} replaces by a percentage")]
+    ReservedZero { disk: String, version: String },
+    #[error("pool `{pool}` attaches {count} Hetzner Cloud Volumes to each server; at most {max} are possible")]
+    TooManyVolumes { pool: String, count: usize, max: u32 },
+    #[error("disks `{a}` and `{b}` of pool `{pool}` would share one filesystem")]
+    SharedFilesystem { pool: String, a: String, b: String },
+    #[error("disk path `{inner}` lies inside disk path `{outer}`")]
+    NestedDiskPath { inner: String, outer: String },
+    #[error("label `{key}` is managed by lhc")]
+    ManagedLabel { key: String },
+    #[error("{what} `{value}` is not a valid {kind}")]
+    InvalidName { what: String, value: String, kind: String },
+    #[error("{what} need Longhorn, and `[longhorn]` is disabled")]
+    LonghornDisabled { what: String },
+
+    // --- storage classes -----------------------------------------------------------------------
+    #[error("class `{class}` asks for {replicas} replicas, but only {eligible} nodes can hold one")]
+    TooManyReplicas { class: String, replicas: u32, eligible: usize },
+    #[error("no {kind} carries the tag `{tag}`")]
+    UnknownTag { tag: String, kind: &'static str },
+    #[error("more than one default StorageClass: `{name}` and `{first}`")]
+    MultipleDefaults { name: String, first: String },
+    #[error("the class name `longhorn` belongs to the chart's own StorageClass")]
+    ReservedClassName,
+    #[error("`data_locality = \"strict-local\"` needs `replicas = 1`, found {replicas}")]
+    StrictLocalReplicas { replicas: u32 },
+    #[error("`{key}` is not a parameter the Longhorn CSI driver reads")]
+    UnknownParameter { key: String },
+    #[error("parameter `{key}` is written by lhc from `{typed}`")]
+    TypedParameter { key: String, typed: String },
+    #[error("parameter `{key}` is set by the CSI driver itself")]
+    DriverParameter { key: String },
+    #[error("parameter `{key}` needs Longhorn {since} or newer; the target is {version}")]
+    ParameterNotInVersion { key: String, since: String, version: String },
+    #[error("parameter `{key}` is not {expected}: {value}")]
+    ParameterValue { key: String, value: String, expected: String },
+
+    // --- benchmark -------------------------------------------------------------------------------
+    #[error("no pool is named `{name}`")]
+    UnknownPool { name: String },
+    #[error("clusters `{name}` of {first} and of this file would both write `{folder}`")]
+    OutputCollision { name: String, first: String, folder: String },
+}
+
+impl Message {
+    /// The stable, documented name of the rule.
+    pub fn code(&self) -> &'static str {
+        use Message::*;
+        match self {
+            Internal(_) => "internal",
+            Syntax(_) => "syntax",
+            UnknownKey { .. } => "unknown-key",
+            MissingKey { .. } => "missing-key",
+            WrongType { .. } => "wrong-type",
+            InvalidChoice { .. } => "invalid-choice",
+            InvalidFormat { .. } => "invalid-format",
+            OutOfRange { .. } => "out-of-range",
+            Duplicate { .. } => "duplicate",
+            UnsupportedVersion { .. } => "unsupported-version",
+            UnknownPatchVersion { .. } => "unknown-patch-version",
+            UnknownSetting { .. } => "unknown-setting",
+            MovedSetting { .. } => "moved-setting",
+            SettingNotInVersion { .. } => "setting-not-in-version",
+            DerivedSetting { .. } => "derived-setting",
+            IgnoredSetting { .. } => "ignored-setting",
+            SettingType { .. } => "setting-type",
+            SettingRange { .. } => "setting-range",
+            SettingChoice { .. } => "setting-choice",
+            SettingFormat { .. } => "setting-format",
+            SettingEngines { .. } => "setting-engines",
+            SettingConflict { .. } => "setting-conflict",
+            HcloudOnly { .. } => "hcloud-only",
+            UnknownServerType { .. } => "unknown-server-type",
+            DeprecatedServerType { .. } => "deprecated-server-type",
+            ServerTypeLocation { .. } => "server-type-location",
+            UnknownLocation { .. } => "unknown-location",
+            MissingDiskSize { .. } => "missing-disk-size",
+            DiskSize { .. } => "disk-size",
+            ReservedTooLarge { .. } => "reserved-too-large",
+            ReservedZero { .. } => "reserved-zero",
+            TooManyVolumes { .. } => "too-many-volumes",
+            SharedFilesystem { .. } => "shared-filesystem",
+            NestedDiskPath { .. } => "nested-disk-path",
+            ManagedLabel { .. } => "managed-label",
+            InvalidName { .. } => "invalid-name",
+            LonghornDisabled { .. } => "longhorn-disabled",
+            TooManyReplicas { .. } => "too-many-replicas",
+            UnknownTag { .. } => "unknown-tag",
+            MultipleDefaults { .. } => "multiple-default-classes",
+            ReservedClassName => "reserved-class-name",
+            StrictLocalReplicas { .. } => "strict-local-replicas",
+            UnknownParameter { .. } => "unknown-parameter",
+            TypedParameter { .. } => "typed-parameter",
+            DriverParameter { .. } => "driver-parameter",
+            ParameterNotInVersion { .. } => "parameter-not-in-version",
+            ParameterValue { .. } => "parameter-value",
+            UnknownPool { .. } => "unknown-pool",
+            OutputCollision { .. } => "output-collision",
+        }
+    }
+}
+
+/// Every diagnostic code a user can meet, in the order of the [`Message`] enum (`internal`, a
+/// bug, excepted). The tests check that each one has a pinned example.
+pub const CODES: &[&str] = &[
+    "syntax",
+    "unknown-key",
+    "missing-key",
+    "wrong-type",
+    "invalid-choice",
+    "invalid-format",
+    "out-of-range",
+    "duplicate",
+    "unsupported-version",
+    "unknown-patch-version",
+    "unknown-setting",
+    "moved-setting",
+    "setting-not-in-version",
+    "derived-setting",
+    "ignored-setting",
+    "setting-type",
+    "setting-range",
+    "setting-choice",
+    "setting-format",
+    "setting-engines",
+    "setting-conflict",
+    "hcloud-only",
+    "unknown-server-type",
+    "deprecated-server-type",
+    "server-type-location",
+    "unknown-location",
+    "missing-disk-size",
+    "disk-size",
+    "reserved-too-large",
+    "reserved-zero",
+    "too-many-volumes",
+    "shared-filesystem",
+    "nested-disk-path",
+    "managed-label",
+    "invalid-name",
+    "longhorn-disabled",
+    "too-many-replicas",
+    "unknown-tag",
+    "multiple-default-classes",
+    "reserved-class-name",
+    "strict-local-replicas",
+    "unknown-parameter",
+    "typed-parameter",
+    "driver-parameter",
+    "parameter-not-in-version",
+    "parameter-value",
+    "unknown-pool",
+    "output-collision",
+];
+
+/// Suggests the closest candidate to a misspelt name, if one is close enough to be a typo.
+pub fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = input.to_ascii_lowercase();
+    let mut best: Option<(f64, &'a str)> = None;
+    for candidate in candidates {
+        if candidate.eq_ignore_ascii_case(input) {
+            return Some(candidate);
+        }
+        let score = strsim::jaro_winkler(&lower, &candidate.to_ascii_lowercase());
+        let distance = strsim::levenshtein(&lower, &candidate.to_ascii_lowercase());
+        let close = score >= 0.85 || distance <= 2.max(input.len() / 4);
+        if close && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn did_you_mean_finds_typos_and_case_errors() {
+        let keys = ["replicas", "reclaim_policy", "fs"];
+        assert_eq!(did_you_mean("replica", keys), Some("replicas"));
+        assert_eq!(did_you_mean("Replicas", keys), Some("replicas"));
+        assert_eq!(did_you_mean("zzzzzzzz", keys), None);
+    }
+
+    #[test]
+    fn sort_orders_by_position_and_drops_duplicates() {
+        let a = Diagnostic::error(Message::ReservedClassName, 10..12);
+        let b = Diagnostic::error(Message::UnknownPool { name: "x".into() }, 2..3);
+        let mut v = vec![a.clone(), b.clone(), a.clone()];
+        sort(&mut v);
+        assert_eq!(v, vec![b, a]);
+    }
+}

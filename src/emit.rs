@@ -1,0 +1,481 @@
+//! Emitting: rendered trees in; the output folder brought up to date, all or nothing.
+//!
+//! [`prepare`] compares each cluster's tree with what is on disk and with
+//! `.lhc-manifest.json` (what lhc wrote last time): files to add, change and remove, and
+//! conflicts: files edited by hand since lhc wrote them, or files lhc never wrote standing
+//! where it wants to write. [`apply`] then writes every file through a temporary file and a
+//! rename; if any step fails, every step done so far is undone.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::render::{MANIFEST, Tree, sha256_hex};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeKind {
+    Added,
+    Changed,
+    Removed,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Changed => "changed",
+            ChangeKind::Removed => "removed",
+        }
+    }
+}
+
+/// One file that differs between disk and the new tree.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// Path relative to the output folder (`prod-fsn1/nodes.sh`).
+    pub path: String,
+    pub kind: ChangeKind,
+    /// What is on disk now (`None` when absent or unreadable).
+    pub old: Option<String>,
+    /// What lhc would write (`None` for removals).
+    pub new: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictKind {
+    /// lhc wrote the file, and it was edited since.
+    EditedByHand,
+    /// A file lhc did not write stands where lhc wants to write.
+    NotWrittenByLhc,
+    /// Something other than a readable file stands there (a directory, a file lhc may not
+    /// read); `--force` does not override this.
+    NotAFile,
+}
+
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    pub path: String,
+    pub kind: ConflictKind,
+    /// Whether lhc wants to remove the file (rather than write it).
+    pub removal: bool,
+}
+
+/// What building one cluster would do to the output folder.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    pub cluster: String,
+    pub changes: Vec<Change>,
+    pub conflicts: Vec<Conflict>,
+    /// The new manifest text, and whether it differs from the one on disk.
+    manifest: Option<(String, bool)>,
+}
+
+impl Changes {
+    pub fn is_clean(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+/// `.lhc-manifest.json`: path (relative to the cluster folder) to sha256.
+fn read_manifest(path: &Path) -> BTreeMap<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Manifest {
+        files: BTreeMap<String, String>,
+    }
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+        .map(|m| m.files)
+        .unwrap_or_default()
+}
+
+enum OnDisk {
+    Absent,
+    Text(String),
+    NotAFile,
+}
+
+fn on_disk(path: &Path) -> OnDisk {
+    match fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => OnDisk::Text(t),
+            Err(e) => OnDisk::Text(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => OnDisk::Absent,
+        Err(_) => OnDisk::NotAFile,
+    }
+}
+
+/// Compares a cluster's rendered tree with the output folder `out`.
+/// With `force`, hand edits and foreign files are overwritten or removed instead of reported.
+pub fn prepare(out: &Path, cluster: &str, tree: &Tree, force: bool) -> Changes {
+    let dir = out.join(cluster);
+    let old_manifest = read_manifest(&dir.join(MANIFEST));
+    let prefix = format!("{cluster}/");
+    let mut changes = Changes { cluster: cluster.to_string(), ..Changes::default() };
+
+    for (path, text) in tree {
+        let Some(rel) = path.strip_prefix(&prefix) else { continue };
+        if rel == MANIFEST {
+            let current = fs::read_to_string(dir.join(MANIFEST)).ok();
+            changes.manifest = Some((text.clone(), current.as_deref() != Some(text)));
+            continue;
+        }
+        match on_disk(&dir.join(rel)) {
+            OnDisk::Absent => changes.changes.push(Change {
+                path: path.clone(),
+                kind: ChangeKind::Added,
+                old: None,
+                new: Some(text.clone()),
+            }),
+            OnDisk::Text(current) if current == *text => {}
+            OnDisk::Text(current) => {
+                let hash = sha256_hex(current.as_bytes());
+                let conflict = match old_manifest.get(rel) {
+                    Some(recorded) if *recorded == hash => None,
+                    Some(_) => Some(ConflictKind::EditedByHand),
+                    None => Some(ConflictKind::NotWrittenByLhc),
+                };
+                if let (Some(kind), false) = (conflict, force) {
+                    changes.conflicts.push(Conflict { path: path.clone(), kind, removal: false });
+                }
+                changes.changes.push(Change {
+                    path: path.clone(),
+                    kind: ChangeKind::Changed,
+                    old: Some(current),
+                    new: Some(text.clone()),
+                });
+            }
+            OnDisk::NotAFile => {
+                changes.conflicts.push(Conflict {
+                    path: path.clone(),
+                    kind: ConflictKind::NotAFile,
+                    removal: false,
+                });
+                changes.changes.push(Change {
+                    path: path.clone(),
+                    kind: ChangeKind::Changed,
+                    old: None,
+                    new: Some(text.clone()),
+                });
+            }
+        }
+    }
+
+    for (rel, recorded) in &old_manifest {
+        let path = format!("{prefix}{rel}");
+        if tree.contains_key(&path) || rel == MANIFEST || !safe_relative(rel) {
+            continue;
+        }
+        match on_disk(&dir.join(rel)) {
+            OnDisk::Absent => {}
+            OnDisk::Text(current) => {
+                if sha256_hex(current.as_bytes()) != *recorded && !force {
+                    changes.conflicts.push(Conflict {
+                        path: path.clone(),
+                        kind: ConflictKind::EditedByHand,
+                        removal: true,
+                    });
+                }
+                changes.changes.push(Change {
+                    path,
+                    kind: ChangeKind::Removed,
+                    old: Some(current),
+                    new: None,
+                });
+            }
+            OnDisk::NotAFile => {
+                changes.conflicts.push(Conflict {
+                    path: path.clone(),
+                    kind: ConflictKind::NotAFile,
+                    removal: true,
+                });
+            }
+        }
+    }
+    changes.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    changes
+}
+
+/// A manifest entry lhc may act on: relative, no `..`, no absolute parts.
+fn safe_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {action} {path}: {source}")]
+pub struct EmitError {
+    pub action: &'static str,
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
+/// One step done, and how to undo it.
+enum Done {
+    CreatedDir(PathBuf),
+    /// A file put in place; `backup` holds what was there before.
+    Placed { target: PathBuf, backup: Option<PathBuf> },
+    /// A file moved aside for removal.
+    Removed { target: PathBuf, backup: PathBuf },
+}
+
+/// Applies prepared changes to `out`, all or nothing.
+pub fn apply(out: &Path, all: &[Changes]) -> Result<(), EmitError> {
+    apply_with(out, all, &mut |_| Ok(()))
+}
+
+/// [`apply`], with a hook run before each step that changes a file in place; an error from the
+/// hook fails the step (the tests inject failures through it).
+fn apply_with(
+    out: &Path,
+    all: &[Changes],
+    hook: &mut dyn FnMut(&Path) -> io::Result<()>,
+) -> Result<(), EmitError> {
+    let trash = out.join(format!(".lhc-trash-{}", std::process::id()));
+    let mut done: Vec<Done> = vec![];
+    let result = apply_steps(out, all, &trash, &mut done, hook);
+    if result.is_err() {
+        for step in done.into_iter().rev() {
+            match step {
+                Done::CreatedDir(dir) => {
+                    let _ = fs::remove_dir(dir);
+                }
+                Done::Placed { target, backup: Some(b) } => {
+                    let _ = fs::rename(b, &target);
+                }
+                Done::Placed { target, backup: None } => {
+                    let _ = fs::remove_file(&target);
+                }
+                Done::Removed { target, backup } => {
+                    let _ = fs::rename(backup, target);
+                }
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&trash);
+    result
+}
+
+fn err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> EmitError + 'a {
+    move |source| EmitError { action, path: path.to_path_buf(), source }
+}
+
+fn create_dirs(dir: &Path, done: &mut Vec<Done>) -> Result<(), EmitError> {
+    let mut missing = vec![];
+    let mut d = dir;
+    while !d.as_os_str().is_empty() && d.symlink_metadata().is_err() {
+        missing.push(d.to_path_buf());
+        match d.parent() {
+            Some(p) => d = p,
+            None => break,
+        }
+    }
+    for m in missing.into_iter().rev() {
+        fs::create_dir(&m).map_err(err("create directory", &m))?;
+        done.push(Done::CreatedDir(m));
+    }
+    Ok(())
+}
+
+/// Keeps a copy of a file about to be replaced: a hard link, or a copy across filesystems.
+fn keep(target: &Path, backup: &Path) -> io::Result<()> {
+    fs::hard_link(target, backup).or_else(|_| fs::copy(target, backup).map(|_| ()))
+}
+
+fn apply_steps(
+    out: &Path,
+    all: &[Changes],
+    trash: &Path,
+    done: &mut Vec<Done>,
+    hook: &mut dyn FnMut(&Path) -> io::Result<()>,
+) -> Result<(), EmitError> {
+    // 1. Every new file goes to a temporary file next to its target.
+    let mut staged: Vec<(PathBuf, tempfile::TempPath)> = vec![];
+    for changes in all {
+        let mut writes: Vec<(String, &str)> = changes
+            .changes
+            .iter()
+            .filter_map(|c| c.new.as_deref().map(|n| (c.path.clone(), n)))
+            .collect();
+        if let Some((text, true)) = &changes.manifest {
+            writes.push((format!("{}/{MANIFEST}", changes.cluster), text.as_str()));
+        }
+        for (rel, text) in writes {
+            let target = out.join(&rel);
+            let dir = target.parent().unwrap_or(out).to_path_buf();
+            create_dirs(&dir, done)?;
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".lhc-tmp-")
+                .tempfile_in(&dir)
+                .map_err(err("create a temporary file in", &dir))?;
+            tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
+            tmp.as_file().sync_all().map_err(err("write", &target))?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = if rel.ends_with(".sh") { 0o755 } else { 0o644 };
+                fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode))
+                    .map_err(err("set permissions of", &target))?;
+            }
+            staged.push((target, tmp.into_temp_path()));
+        }
+    }
+    create_dirs(trash, done)?;
+    let mut n = 0usize;
+    let mut backup_path = || {
+        n += 1;
+        trash.join(n.to_string())
+    };
+    // 2. New files replace old ones, each in one rename; the old ones are kept until the end.
+    for (target, tmp) in staged {
+        let backup = if target.is_file() {
+            let b = backup_path();
+            keep(&target, &b).map_err(err("back up", &target))?;
+            Some(b)
+        } else {
+            None
+        };
+        hook(&target).map_err(err("replace", &target))?;
+        tmp.persist(&target).map_err(|e| EmitError {
+            action: "replace",
+            path: target.clone(),
+            source: e.error,
+        })?;
+        done.push(Done::Placed { target, backup });
+    }
+    // 3. Files lhc no longer writes go to the trash.
+    for changes in all {
+        for c in changes.changes.iter().filter(|c| c.kind == ChangeKind::Removed) {
+            let target = out.join(&c.path);
+            if !target.is_file() {
+                continue;
+            }
+            let b = backup_path();
+            hook(&target).map_err(err("remove", &target))?;
+            fs::rename(&target, &b).map_err(err("remove", &target))?;
+            done.push(Done::Removed { target, backup: b });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> Tree {
+        let mut t: Tree = files.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect();
+        let manifest = crate::render::manifest(&t, "c");
+        t.insert(format!("c/{MANIFEST}"), manifest);
+        t
+    }
+
+    #[test]
+    fn first_build_adds_everything_and_second_is_clean() {
+        let out = tempfile::tempdir().unwrap();
+        let t = tree(&[("c/a.yaml", "a\n"), ("c/b.sh", "b\n")]);
+        let ch = prepare(out.path(), "c", &t, false);
+        assert_eq!(ch.changes.len(), 2);
+        assert!(ch.conflicts.is_empty());
+        apply(out.path(), &[ch]).unwrap();
+        assert_eq!(fs::read_to_string(out.path().join("c/a.yaml")).unwrap(), "a\n");
+        assert!(prepare(out.path(), "c", &t, false).is_clean());
+        assert!(!out.path().join(format!(".lhc-trash-{}", std::process::id())).exists());
+    }
+
+    #[test]
+    fn removes_only_what_lhc_wrote_and_reports_hand_edits() {
+        let out = tempfile::tempdir().unwrap();
+        let t1 = tree(&[("c/a.yaml", "a\n"), ("c/b.yaml", "b\n")]);
+        apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+        fs::write(out.path().join("c/mine.txt"), "user file").unwrap();
+        // b.yaml disappears from the tree: removed, since it is unchanged since lhc wrote it.
+        let t2 = tree(&[("c/a.yaml", "a2\n")]);
+        let ch = prepare(out.path(), "c", &t2, false);
+        assert!(ch.conflicts.is_empty());
+        apply(out.path(), &[ch]).unwrap();
+        assert!(!out.path().join("c/b.yaml").exists());
+        assert!(out.path().join("c/mine.txt").exists());
+        // A hand edit is a conflict until forced.
+        fs::write(out.path().join("c/a.yaml"), "edited\n").unwrap();
+        let t3 = tree(&[("c/a.yaml", "a3\n")]);
+        let ch = prepare(out.path(), "c", &t3, false);
+        assert_eq!(ch.conflicts.len(), 1);
+        assert_eq!(ch.conflicts[0].kind, ConflictKind::EditedByHand);
+        let ch = prepare(out.path(), "c", &t3, true);
+        assert!(ch.conflicts.is_empty());
+        apply(out.path(), &[ch]).unwrap();
+        assert_eq!(fs::read_to_string(out.path().join("c/a.yaml")).unwrap(), "a3\n");
+    }
+
+    fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                if p.is_dir() {
+                    out.insert(format!("{rel}/"), vec![]);
+                    stack.push(p);
+                } else {
+                    out.insert(rel, fs::read(&p).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_failure_at_any_step_restores_the_previous_tree() {
+        let t1 = tree(&[("c/a.yaml", "a1\n"), ("c/b.yaml", "b1\n"), ("c/old.yaml", "o\n")]);
+        let t2 = tree(&[("c/a.yaml", "a2\n"), ("c/b.yaml", "b2\n"), ("c/sub/new.yaml", "n\n")]);
+        // Count the steps of a successful run, then fail at each one in turn.
+        let steps = {
+            let out = tempfile::tempdir().unwrap();
+            apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+            let mut n = 0;
+            apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
+                n += 1;
+                Ok(())
+            })
+            .unwrap();
+            n
+        };
+        assert_eq!(steps, 5, "a, b, manifest, sub/new placed; old removed");
+        for fail_at in 1..=steps {
+            let out = tempfile::tempdir().unwrap();
+            apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+            let before = snapshot(out.path());
+            let mut n = 0;
+            let result = apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
+                n += 1;
+                if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
+            });
+            assert!(result.is_err());
+            assert_eq!(snapshot(out.path()), before, "failing at step {fail_at}");
+        }
+    }
+
+    #[test]
+    fn directories_and_foreign_files_are_conflicts() {
+        let out = tempfile::tempdir().unwrap();
+        fs::create_dir_all(out.path().join("c/a.yaml")).unwrap();
+        fs::write(out.path().join("c/b.yaml"), "mine\n").unwrap();
+        let t = tree(&[("c/a.yaml", "a\n"), ("c/b.yaml", "b\n")]);
+        let ch = prepare(out.path(), "c", &t, false);
+        let kinds: Vec<_> = ch.conflicts.iter().map(|c| (c.path.as_str(), c.kind)).collect();
+        assert_eq!(
+            kinds,
+            [("c/a.yaml", ConflictKind::NotAFile), ("c/b.yaml", ConflictKind::NotWrittenByLhc)]
+        );
+        // --force overwrites a foreign file but never replaces a directory.
+        let ch = prepare(out.path(), "c", &t, true);
+        let kinds: Vec<_> = ch.conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ConflictKind::NotAFile]);
+    }
+}

@@ -1,0 +1,110 @@
+//! lhc, the Longhorn cluster compiler: one TOML file per cluster in; Longhorn Helm values, a
+//! node preparation script, StorageClasses and benchmark Jobs out.
+//!
+//! The pipeline, one module per stage:
+//!
+//! 1. [`source`]: read the file; spans become line and column.
+//! 2. [`parse`]: TOML into a document, a JSON tree and an index of where every key was written.
+//! 3. [`schema`]: validate the tree against the JSON Schema generated from [`model`].
+//! 4. [`model`]: deserialize the typed input, every value with its span.
+//! 5. [`check`]: the semantic rules, using [`knowledge`] (Longhorn, Hetzner, Kubernetes data).
+//! 6. [`plan`]: every decision made: defaults, bytes, quoting, order.
+//! 7. [`render`]: templates format the plan into the output tree; YAML is parsed back.
+//! 8. [`emit`]: write the tree atomically, keeping `.lhc-manifest.json`.
+//!
+//! The library never prints: it returns diagnostics and files; `main.rs` reports them.
+
+pub mod check;
+pub mod diagnostic;
+pub mod driver;
+pub mod emit;
+pub mod knowledge;
+pub mod model;
+pub mod names;
+pub mod parse;
+pub mod plan;
+pub mod profiles;
+pub mod quantity;
+pub mod render;
+pub mod report;
+pub mod schema;
+pub mod source;
+pub mod yaml;
+
+use diagnostic::{Diagnostic, Message};
+use plan::{Origin, Plan};
+use render::Tree;
+use source::Source;
+
+/// What compiling one cluster file gave.
+#[derive(Debug)]
+pub struct Compiled {
+    /// Every diagnostic, sorted by position; warnings included.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The output, when there was no error.
+    pub output: Option<Output>,
+}
+
+#[derive(Debug)]
+pub struct Output {
+    pub cluster: String,
+    /// Where `[cluster] name` was written.
+    pub name_span: source::Span,
+    pub plan: Plan,
+    /// Every file under the output folder, keyed `<cluster>/<file>`.
+    pub tree: Tree,
+}
+
+impl Compiled {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Reads, validates and checks a cluster file, without planning or rendering.
+pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Facts)>, Vec<Diagnostic>) {
+    let parsed = match parse::parse(source) {
+        Ok(p) => p,
+        Err(diagnostics) => return (None, diagnostics),
+    };
+    let mut diagnostics = schema::validate(&parsed);
+    if !diagnostics.is_empty() {
+        diagnostic::sort(&mut diagnostics);
+        return (None, diagnostics);
+    }
+    let file: model::ClusterFile = match toml_edit::de::from_document(parsed.document) {
+        Ok(f) => f,
+        Err(e) => {
+            // The schema admits only what the model reads; this is a bug, reported at the value.
+            let d = Diagnostic::error(Message::Internal(e.message().to_string()), e.span());
+            return (None, vec![d]);
+        }
+    };
+    let (facts, diagnostics) = check::check(&file);
+    (Some((file, facts)), diagnostics)
+}
+
+/// Compiles a cluster file into its output tree.
+pub fn compile(source: &Source, origin: Origin) -> Compiled {
+    let (checked, mut diagnostics) = check(source);
+    let Some((file, facts)) = checked else { return Compiled { diagnostics, output: None } };
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Compiled { diagnostics, output: None };
+    }
+    let plan = plan::plan(&file, &facts, origin);
+    match render::tree(&plan) {
+        Ok(tree) => Compiled {
+            diagnostics,
+            output: Some(Output {
+                cluster: plan.cluster.clone(),
+                name_span: file.cluster.name.span.clone(),
+                plan,
+                tree,
+            }),
+        },
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(Message::Internal(e.to_string()), None));
+            Compiled { diagnostics, output: None }
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The `lhc` command line: arguments in, library calls, diagnostics and results out, and the
+//! exit code: 0 success, 1 invalid input (or a stale tree, or differences), 2 could not run.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use lhc::diagnostic::Severity;
+use lhc::driver::{self, Unit};
+use lhc::emit::{ChangeKind, ConflictKind};
+use lhc::knowledge::{kubernetes, longhorn};
+use lhc::{profiles, render, report, schema};
+
+#[derive(Parser)]
+#[command(name = "lhc", version, about = "The Longhorn cluster compiler", long_about = None)]
+struct Cli {
+    /// How diagnostics are printed (always on stderr).
+    #[arg(long, value_enum, global = true, default_value_t = MessageFormat::Human)]
+    message_format: MessageFormat,
+    /// Colour in diagnostics; `auto` honours NO_COLOR and uses colour only on a terminal.
+    #[arg(long, value_enum, global = true, default_value_t = Color::Auto)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MessageFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate cluster files; print every diagnostic.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Compile cluster files and write the output tree (all or nothing).
+    Build {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The output folder; each cluster writes `<DIR>/<cluster name>/`.
+        #[arg(short, long, value_name = "DIR", default_value = "out")]
+        out: PathBuf,
+        /// Write nothing; exit 1 if the output tree is not what `build` would write.
+        #[arg(long)]
+        check: bool,
+        /// Overwrite or remove files edited by hand, and files lhc did not write.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout.
+    Render { file: PathBuf },
+    /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
+    Schema,
+    /// Write a new cluster file from a shipped profile.
+    Init {
+        /// The new cluster's name (default: the profile's).
+        name: Option<String>,
+        /// The profile to start from; `--list` shows them.
+        #[arg(long, default_value = profiles::DEFAULT)]
+        profile: String,
+        /// Where to write (default: `<name>.toml`).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+        /// List the profiles and exit.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Print the supported Longhorn chart and Kubernetes versions.
+    Versions {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Exit codes of the contract.
+const OK: u8 = 0;
+const INVALID: u8 = 1;
+const FAILED: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stderr().is_terminal()
+                && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        }
+    };
+    let ui = Ui { format: cli.message_format, color };
+    let code = match cli.command {
+        Command::Check { files } => check(&ui, &files),
+        Command::Build { files, out, check, force } => build(&ui, &files, &out, check, force),
+        Command::Render { file } => render_cmd(&ui, &file),
+        Command::Schema => {
+            print(&schema::schema_text());
+            OK
+        }
+        Command::Init { name, profile, output, force, list } => init(name, &profile, output, force, list),
+        Command::Versions { json } => versions(json),
+    };
+    ExitCode::from(code)
+}
+
+struct Ui {
+    format: MessageFormat,
+    color: bool,
+}
+
+#[allow(clippy::print_stdout)]
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+#[allow(clippy::print_stderr)]
+fn eprint(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+fn error(ui: &Ui, text: &str) {
+    let prefix = if ui.color { "\x1b[1;31merror\x1b[0m" } else { "error" };
+    eprint(&format!("{prefix}: {text}\n"));
+}
+
+/// Prints each unit's diagnostics; returns whether any is an error.
+fn report_units(ui: &Ui, units: &[Unit]) -> bool {
+    let mut errors = 0;
+    let mut warnings = 0;
+    for unit in units {
+        let d = &unit.compiled.diagnostics;
+        errors += d.iter().filter(|d| d.severity == Severity::Error).count();
+        warnings += d.iter().filter(|d| d.severity == Severity::Warning).count();
+        let text = match ui.format {
+            MessageFormat::Human => report::human(d, &unit.source, ui.color),
+            MessageFormat::Json => report::json(d, &unit.source),
+        };
+        eprint(&text);
+    }
+    if matches!(ui.format, MessageFormat::Human) && errors > 0 {
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        let mut summary = plural(errors, "error");
+        if warnings > 0 {
+            summary.push_str(&format!(", {}", plural(warnings, "warning")));
+        }
+        error(ui, &format!("{summary}; nothing was written"));
+    }
+    errors > 0
+}
+
+fn compile(ui: &Ui, files: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, u8> {
+    driver::compile_all(files, out).map_err(|e| {
+        error(ui, &e.to_string());
+        FAILED
+    })
+}
+
+fn check(ui: &Ui, files: &[PathBuf]) -> u8 {
+    let units = match compile(ui, files, None) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
+    if report_units(ui, &units) {
+        return INVALID;
+    }
+    if matches!(ui.format, MessageFormat::Human) {
+        for u in &units {
+            let warnings = u.compiled.diagnostics.len();
+            let note = if warnings > 0 { format!(" ({warnings} warning{})", if warnings == 1 { "" } else { "s" }) } else { String::new() };
+            print(&format!("{}: ok{note}\n", u.source.name()));
+        }
+    }
+    OK
+}
+
+fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) -> u8 {
+    let units = match compile(ui, files, Some(out)) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
+    if report_units(ui, &units) {
+        return INVALID;
+    }
+    let all = driver::prepare(&units, out, force);
+    if check_only {
+        let stale: Vec<_> = all.iter().filter(|c| !c.is_clean()).collect();
+        for c in &all {
+            let folder = out.join(&c.cluster);
+            if c.is_clean() {
+                print(&format!("{}: up to date\n", folder.display()));
+            } else {
+                print(&format!("{}: stale\n", folder.display()));
+                for change in &c.changes {
+                    print(&format!("  {:<8} {}\n", change.kind.as_str(), change.path));
+                }
+            }
+        }
+        if !stale.is_empty() {
+            error(ui, "the output tree is stale; run `lhc build` and commit the result");
+            return INVALID;
+        }
+        return OK;
+    }
+    let conflicts: Vec<_> = all.iter().flat_map(|c| &c.conflicts).collect();
+    if !conflicts.is_empty() {
+        for c in &conflicts {
+            let what = match (c.kind, c.removal) {
+                (ConflictKind::EditedByHand, false) => "was edited by hand since lhc wrote it",
+                (ConflictKind::EditedByHand, true) => "was edited by hand since lhc wrote it, and lhc would remove it",
+                (ConflictKind::NotWrittenByLhc, _) => "exists, and lhc did not write it",
+                (ConflictKind::NotAFile, _) => "is not a file lhc can replace (a directory, or unreadable)",
+            };
+            error(ui, &format!("{} {what}", out.join(&c.path).display()));
+        }
+        let forceable = conflicts.iter().all(|c| c.kind != ConflictKind::NotAFile);
+        if forceable {
+            eprint("help: move your changes into the cluster file, or pass --force to overwrite them\n");
+        }
+        error(ui, "nothing was written");
+        return INVALID;
+    }
+    if let Err(e) = lhc::emit::apply(out, &all) {
+        error(ui, &format!("{e}; the previous output is unchanged"));
+        return FAILED;
+    }
+    for c in &all {
+        let folder = out.join(&c.cluster);
+        if c.is_clean() {
+            print(&format!("{}: up to date\n", folder.display()));
+            continue;
+        }
+        let count = |k: ChangeKind| c.changes.iter().filter(|x| x.kind == k).count();
+        print(&format!(
+            "{}: {} added, {} changed, {} removed\n",
+            folder.display(),
+            count(ChangeKind::Added),
+            count(ChangeKind::Changed),
+            count(ChangeKind::Removed)
+        ));
+        for change in &c.changes {
+            print(&format!("  {:<8} {}\n", change.kind.as_str(), change.path));
+        }
+    }
+    OK
+}
+
+fn render_cmd(ui: &Ui, file: &Path) -> u8 {
+    let units = match compile(ui, &[file.to_path_buf()], None) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
+    if report_units(ui, &units) {
+        return INVALID;
+    }
+    let Some(output) = units.first().and_then(|u| u.compiled.output.as_ref()) else {
+        return INVALID;
+    };
+    match render::manifests(&output.plan) {
+        Ok(docs) => {
+            let stream: String = docs.iter().map(|d| format!("---\n{d}")).collect();
+            print(&stream);
+            OK
+        }
+        Err(e) => {
+            error(ui, &e.to_string());
+            FAILED
+        }
+    }
+}
+
+fn init(name: Option<String>, profile: &str, output: Option<PathBuf>, force: bool, list: bool) -> u8 {
+    let ui = Ui { format: MessageFormat::Human, color: false };
+    if list {
+        for p in profiles::PROFILES {
+            print(&format!("{:<20} {}\n", p.name, p.summary));
+        }
+        return OK;
+    }
+    let Some(p) = profiles::find(profile) else {
+        let names: Vec<&str> = profiles::PROFILES.iter().map(|p| p.name).collect();
+        error(&ui, &format!("no profile `{profile}`; profiles: {}", names.join(", ")));
+        return FAILED;
+    };
+    if let Some(n) = &name {
+        if !lhc::names::is_dns_label(n) {
+            error(&ui, &format!("`{n}` is not {}", lhc::names::DNS_LABEL.expected));
+            return FAILED;
+        }
+    }
+    let default_name = name.clone().unwrap_or_else(|| {
+        lhc::source::Source::new("profile", p.text)
+            .text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("name = \"").and_then(|r| r.split('"').next()).map(str::to_string))
+            .unwrap_or_else(|| "cluster".into())
+    });
+    let path = output.unwrap_or_else(|| PathBuf::from(format!("{default_name}.toml")));
+    let text = match profiles::instantiate(p, name.as_deref(), "cluster.schema.json") {
+        Ok(t) => t,
+        Err(e) => {
+            error(&ui, &e.to_string());
+            return FAILED;
+        }
+    };
+    if path.exists() && !force {
+        error(&ui, &format!("{} exists; pass --force to overwrite it", path.display()));
+        return FAILED;
+    }
+    if let Err(e) = std::fs::write(&path, text) {
+        error(&ui, &format!("cannot write {}: {e}", path.display()));
+        return FAILED;
+    }
+    print(&format!("wrote {} from profile {}\n", path.display(), p.name));
+    let schema_path = path.parent().unwrap_or(Path::new(".")).join("cluster.schema.json");
+    if !schema_path.exists() {
+        match std::fs::write(&schema_path, schema::schema_text()) {
+            Ok(()) => print(&format!("wrote {} (for editor completion)\n", schema_path.display())),
+            Err(e) => error(&ui, &format!("cannot write {}: {e}", schema_path.display())),
+        }
+    }
+    OK
+}
+
+fn versions(json: bool) -> u8 {
+    let charts: Vec<&str> = longhorn::charts().iter().map(|c| c.version.as_str()).collect();
+    let newest_chart = longhorn::newest().map_or("", |c| c.version.as_str());
+    let k8s: Vec<String> = kubernetes::supported().map(|m| m.to_string()).collect();
+    if json {
+        let v = serde_json::json!({
+            "longhorn": { "charts": charts, "default": newest_chart },
+            "kubernetes": { "versions": k8s, "default": kubernetes::NEWEST.to_string() },
+        });
+        print(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
+    } else {
+        print(&format!(
+            "Longhorn charts: {} (default {newest_chart})\nKubernetes:      {} to {} (default {})\n",
+            charts.join(", "),
+            kubernetes::OLDEST,
+            kubernetes::NEWEST,
+            kubernetes::NEWEST
+        ));
+    }
+    OK
+}

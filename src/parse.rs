@@ -1,0 +1,215 @@
+//! Parsing: the text of a cluster file in; a TOML document, the same data as a JSON tree (for
+//! schema validation) and an index from each JSON pointer to where it was written out.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+use toml_edit::{Document, Item, Table};
+
+use crate::diagnostic::{Diagnostic, Message};
+use crate::source::{Source, Span};
+
+/// Where one key and its value were written.
+#[derive(Debug, Clone, Default)]
+pub struct Place {
+    pub key: Option<Span>,
+    pub value: Option<Span>,
+}
+
+/// JSON pointer (`/pool/0/disk/1/size`) to the place it was written.
+#[derive(Debug, Default)]
+pub struct SpanIndex {
+    places: HashMap<String, Place>,
+}
+
+impl SpanIndex {
+    pub fn get(&self, pointer: &str) -> Option<&Place> {
+        self.places.get(pointer)
+    }
+
+    /// The span of a value, or of the closest enclosing value that has one.
+    pub fn value_span(&self, pointer: &str) -> Option<Span> {
+        self.find(pointer, |p| p.value.clone().or_else(|| p.key.clone()))
+    }
+
+    /// The span of a key, or of the closest enclosing key or table header that has one.
+    pub fn key_span(&self, pointer: &str) -> Option<Span> {
+        self.find(pointer, |p| p.key.clone().or_else(|| p.value.clone()))
+    }
+
+    fn find(&self, pointer: &str, pick: impl Fn(&Place) -> Option<Span>) -> Option<Span> {
+        let mut p = pointer;
+        loop {
+            if let Some(span) = self.places.get(p).and_then(&pick) {
+                return Some(span);
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return None,
+            }
+        }
+    }
+}
+
+/// Escapes one JSON pointer segment (RFC 6901).
+pub fn escape_segment(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// A parsed cluster file.
+#[derive(Debug)]
+pub struct Parsed {
+    pub document: Document<String>,
+    pub tree: Value,
+    pub index: SpanIndex,
+}
+
+/// Parses TOML. A syntax error or a value lhc never accepts (a date or time) is a diagnostic.
+pub fn parse(source: &Source) -> Result<Parsed, Vec<Diagnostic>> {
+    let document = Document::parse(source.text.clone()).map_err(|e| {
+        let message = e.message().trim_end().to_string();
+        vec![
+            Diagnostic::error(Message::Syntax(format!("invalid TOML: {message}")), e.span())
+                .with_help("see https://toml.io for the syntax"),
+        ]
+    })?;
+    let mut builder = Builder { index: SpanIndex::default(), diagnostics: vec![] };
+    let tree = builder.table(document.as_table(), "");
+    if builder.diagnostics.is_empty() {
+        Ok(Parsed { document, tree, index: builder.index })
+    } else {
+        Err(builder.diagnostics)
+    }
+}
+
+struct Builder {
+    index: SpanIndex,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder {
+    fn table(&mut self, table: &Table, pointer: &str) -> Value {
+        let mut map = Map::new();
+        for (key, item) in table.iter() {
+            let child = format!("{pointer}/{}", escape_segment(key));
+            let key_span = table.key(key).and_then(|k| k.span());
+            let value = self.item(item, &child, key_span);
+            map.insert(key.to_string(), value);
+        }
+        Value::Object(map)
+    }
+
+    fn item(&mut self, item: &Item, pointer: &str, key_span: Option<Span>) -> Value {
+        let value_span = item.span();
+        self.index
+            .places
+            .insert(pointer.to_string(), Place { key: key_span, value: value_span.clone() });
+        match item {
+            Item::None => Value::Null,
+            Item::Value(v) => self.value(v, pointer),
+            Item::Table(t) => self.table(t, pointer),
+            Item::ArrayOfTables(array) => Value::Array(
+                array
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let child = format!("{pointer}/{i}");
+                        self.index
+                            .places
+                            .insert(child.clone(), Place { key: None, value: t.span() });
+                        self.table(t, &child)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn value(&mut self, value: &toml_edit::Value, pointer: &str) -> Value {
+        use toml_edit::Value as V;
+        match value {
+            V::String(s) => Value::String(s.value().clone()),
+            V::Integer(i) => Value::Number(Number::from(*i.value())),
+            V::Float(f) => match Number::from_f64(*f.value()) {
+                Some(n) => Value::Number(n),
+                // NaN and infinities: no key accepts them; a string makes the schema say so.
+                None => Value::String(f.value().to_string()),
+            },
+            V::Boolean(b) => Value::Bool(*b.value()),
+            V::Datetime(d) => {
+                self.diagnostics.push(Diagnostic::error(
+                    Message::WrongType {
+                        key: pointer.rsplit('/').next().unwrap_or_default().to_string(),
+                        expected: "a string, number, boolean, array or table".into(),
+                        found: "a date or time".into(),
+                    },
+                    d.span(),
+                ));
+                Value::Null
+            }
+            V::Array(array) => Value::Array(
+                array
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let child = format!("{pointer}/{i}");
+                        self.index.places.insert(child.clone(), Place { key: None, value: v.span() });
+                        self.value(v, &child)
+                    })
+                    .collect(),
+            ),
+            V::InlineTable(t) => {
+                let mut map = Map::new();
+                for (key, v) in t.iter() {
+                    let child = format!("{pointer}/{}", escape_segment(key));
+                    let key_span = t.key(key).and_then(|k| k.span());
+                    self.index
+                        .places
+                        .insert(child.clone(), Place { key: key_span, value: v.span() });
+                    map.insert(key.to_string(), self.value(v, &child));
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> (Source, Parsed) {
+        let source = Source::new("t.toml", text);
+        let parsed = parse(&source).unwrap();
+        (source, parsed)
+    }
+
+    #[test]
+    fn tree_and_spans_follow_the_text() {
+        let text = "[cluster]\nname = \"a\"\n\n[[pool]]\nname = \"p\"\nnodes = [\"n1\", \"n2\"]\n[[pool.disk]]\nsize = \"10Gi\"\n";
+        let (source, p) = parsed(text);
+        assert_eq!(p.tree["pool"][0]["nodes"][1], "n2");
+        assert_eq!(p.tree["pool"][0]["disk"][0]["size"], "10Gi");
+        let span = p.index.value_span("/pool/0/nodes/1").unwrap();
+        assert_eq!(&source.text[span], "\"n2\"");
+        let key = p.index.key_span("/pool/0/disk/0/size").unwrap();
+        assert_eq!(&source.text[key], "size");
+        // A pointer with no place of its own falls back to the closest enclosing one.
+        let fallback = p.index.value_span("/pool/0/nodes/1/nothing").unwrap();
+        assert_eq!(&source.text[fallback], "\"n2\"");
+    }
+
+    #[test]
+    fn syntax_errors_and_dates_are_diagnostics() {
+        let err = parse(&Source::new("t.toml", "[cluster\n")).unwrap_err();
+        assert_eq!(err[0].code(), "syntax");
+        assert!(err[0].span.is_some());
+        let err = parse(&Source::new("t.toml", "a = 1979-05-27\n")).unwrap_err();
+        assert_eq!(err[0].code(), "wrong-type");
+    }
+
+    #[test]
+    fn pointer_segments_are_escaped() {
+        let (_, p) = parsed("[longhorn.settings]\n\"a/b\" = 1\n");
+        assert!(p.index.get("/longhorn/settings/a~1b").is_some());
+    }
+}

@@ -1,0 +1,223 @@
+//! Rendering: a [`Plan`] in; the output tree out, as relative path to file text, through the
+//! minijinja templates under `src/templates/` (embedded). Templates only format: every value
+//! reaches YAML through the `yaml` filter and shell through the `sh` filter. The rendered YAML
+//! is parsed back before anything is written.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use minijinja::value::{Value, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, context};
+use sha2::{Digest, Sha256};
+
+use crate::plan::{ClassPlan, Plan};
+
+/// The files of one cluster, keyed by path relative to the output folder
+/// (`prod-fsn1/nodes.sh`), in a fixed order.
+pub type Tree = BTreeMap<String, String>;
+
+pub const MANIFEST: &str = ".lhc-manifest.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template {template}: {source}")]
+    Template { template: String, source: Error },
+    #[error("internal error: {path} is not valid YAML after rendering: {reason}")]
+    InvalidYaml { path: String, reason: String },
+}
+
+fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+        {
+            env.set_syntax(syntax);
+        }
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        for (name, text) in TEMPLATES {
+            // The templates are part of the binary and covered by the tests.
+            let _ = env.add_template(name, text);
+        }
+        env.add_filter("yaml", yaml_filter);
+        env.add_filter("yaml_key", yaml_key_filter);
+        env.add_filter("sh", sh_filter);
+        env.add_filter("oneline", oneline_filter);
+        env
+    })
+}
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("header.j2", include_str!("templates/header.j2")),
+    ("longhorn-values.yaml.j2", include_str!("templates/longhorn-values.yaml.j2")),
+    ("nodes.sh.j2", include_str!("templates/nodes.sh.j2")),
+    ("storageclass.yaml.j2", include_str!("templates/storageclass.yaml.j2")),
+    ("kustomization.yaml.j2", include_str!("templates/kustomization.yaml.j2")),
+];
+
+/// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.
+fn yaml_filter(value: Value) -> Result<String, Error> {
+    match value.kind() {
+        ValueKind::Bool => Ok(if value.is_true() { "true" } else { "false" }.to_string()),
+        ValueKind::Number => Ok(value.to_string()),
+        ValueKind::String => Ok(crate::yaml::quote(value.as_str().unwrap_or_default())),
+        other => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("the yaml filter takes a scalar, not {other}"),
+        )),
+    }
+}
+
+/// A mapping key as YAML: bare when it is plainly a key (`numberOfReplicas`), quoted otherwise.
+fn yaml_key_filter(value: Value) -> Result<String, Error> {
+    let s = value.as_str().unwrap_or_default();
+    let bare = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'))
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+        );
+    if bare { Ok(s.to_string()) } else { yaml_filter(value) }
+}
+
+/// A string as one shell word, single-quoted.
+fn sh_filter(value: Value) -> Result<String, Error> {
+    let s = value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string());
+    Ok(sh_quote(&s))
+}
+
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Text for a comment line: control characters escaped so it cannot end the comment.
+fn oneline_filter(value: Value) -> String {
+    value.to_string().chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+}
+
+fn ser<T: serde::Serialize>(value: &T) -> Value {
+    Value::from(minijinja::value::Serde(value))
+}
+
+fn render(name: &str, ctx: Value) -> Result<String, RenderError> {
+    let env = environment();
+    let wrap = |source| RenderError::Template { template: name.to_string(), source };
+    env.get_template(name).and_then(|t| t.render(ctx)).map_err(wrap)
+}
+
+/// The StorageClass documents, without file header: what `lhc render` prints.
+pub fn manifests(plan: &Plan) -> Result<Vec<String>, RenderError> {
+    plan.storage_classes.iter().map(class_doc).collect()
+}
+
+fn class_doc(class: &ClassPlan) -> Result<String, RenderError> {
+    render("storageclass.yaml.j2", context! { class => ser(class) })
+}
+
+/// Renders every file of a cluster, plus the manifest of their hashes.
+pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
+    let dir = &plan.cluster;
+    let origin = ser(&plan.origin);
+    let header = render("header.j2", context! { origin => origin.clone() })?;
+    let mut tree = Tree::new();
+    let mut resources = vec![];
+
+    if let Some(longhorn) = &plan.longhorn {
+        let text = render(
+            "longhorn-values.yaml.j2",
+            context! { origin => origin.clone(), longhorn => ser(longhorn) },
+        )?;
+        tree.insert(format!("{dir}/longhorn-values.yaml"), text);
+    }
+    if !plan.pools.is_empty() {
+        let all_nodes: Vec<String> = plan.pools.iter().flat_map(|p| p.nodes.clone()).collect();
+        let namespace = plan
+            .longhorn
+            .as_ref()
+            .map_or(crate::plan::DEFAULT_NAMESPACE, |l| l.namespace.as_str());
+        let text = render(
+            "nodes.sh.j2",
+            context! {
+                origin => origin.clone(),
+                cluster => plan.cluster.clone(),
+                namespace => namespace,
+                pools => ser(&plan.pools),
+                node_count => all_nodes.len(),
+                all_nodes => all_nodes,
+            },
+        )?;
+        tree.insert(format!("{dir}/nodes.sh"), text);
+    }
+    if !plan.storage_classes.is_empty() {
+        let mut text = header.clone();
+        text.push_str("#\n# Longhorn StorageClasses. Their parameters cannot change in place: Kubernetes rejects\n# the update, so a changed class must be deleted and re-created (existing volumes keep theirs).\n");
+        for doc in manifests(plan)? {
+            text.push_str("---\n");
+            text.push_str(&doc);
+        }
+        tree.insert(format!("{dir}/storageclasses.yaml"), text);
+        resources.push("storageclasses.yaml");
+    }
+    if !resources.is_empty() {
+        let text =
+            render("kustomization.yaml.j2", context! { origin => origin, resources => resources })?;
+        tree.insert(format!("{dir}/kustomization.yaml"), text);
+    }
+    check_yaml(&tree)?;
+    let manifest = manifest(&tree, dir);
+    tree.insert(format!("{dir}/{MANIFEST}"), manifest);
+    Ok(tree)
+}
+
+/// `.lhc-manifest.json`: the path and sha256 of every file lhc wrote, nothing else.
+pub fn manifest(tree: &Tree, dir: &str) -> String {
+    let prefix = format!("{dir}/");
+    let files: BTreeMap<&str, String> = tree
+        .iter()
+        .filter_map(|(path, text)| {
+            let rel = path.strip_prefix(&prefix)?;
+            (rel != MANIFEST).then(|| (rel, sha256_hex(text.as_bytes())))
+        })
+        .collect();
+    let mut text =
+        serde_json::to_string_pretty(&serde_json::json!({ "files": files })).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every YAML file must parse back; a failure here is a bug in lhc, caught before writing.
+fn check_yaml(tree: &Tree) -> Result<(), RenderError> {
+    for (path, text) in tree.iter().filter(|(p, _)| p.ends_with(".yaml")) {
+        crate::yaml::parse_stream(text)
+            .map_err(|reason| RenderError::InvalidYaml { path: path.clone(), reason })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_compile() {
+        let env = environment();
+        for (name, _) in TEMPLATES {
+            assert!(env.get_template(name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn sh_quote_survives_anything() {
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(sh_quote("$(id)"), "'$(id)'");
+    }
+}

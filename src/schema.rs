@@ -1,0 +1,301 @@
+//! The JSON Schema of the input language: generated from [`crate::model`], printed by
+//! `lhc schema`, shipped as `schemas/cluster.schema.json`, and used to validate every file
+//! before the semantic rules run. Schema errors come back as diagnostics at the TOML key.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Message, did_you_mean};
+use crate::model::ClusterFile;
+use crate::names;
+use crate::parse::Parsed;
+
+/// Where the schema is published; also its `$id`.
+pub const SCHEMA_ID: &str =
+    "https://raw.githubusercontent.com/lhc-dev/lhc/main/schemas/cluster.schema.json";
+
+/// The schema as a JSON value.
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let settings = schemars::generate::SchemaSettings::draft2020_12().for_deserialize();
+        let mut schema = settings.into_generator().into_root_schema_for::<ClusterFile>();
+        schema.insert("$id".into(), SCHEMA_ID.into());
+        schema.insert("title".into(), "lhc cluster file".into());
+        let mut value = schema.to_value();
+        strip_null(&mut value);
+        value
+    })
+}
+
+/// The schema as `lhc schema` prints it and `schemas/cluster.schema.json` holds it.
+pub fn schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(schema()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// TOML has no null: optional keys are simply not required, so `null` alternatives (which
+/// schemars adds for `Option`) go, and validation errors point inside the value instead of at
+/// an `anyOf`.
+fn strip_null(value: &mut Value) {
+    match value {
+        Value::Object(obj) => {
+            if let Some(Value::Array(types)) = obj.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    obj.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(any)) = obj.get_mut("anyOf") {
+                any.retain(|s| s.get("type").is_none_or(|t| t != "null"));
+                if any.len() == 1 {
+                    let only = any.remove(0);
+                    obj.remove("anyOf");
+                    if let Value::Object(inner) = only {
+                        for (k, v) in inner {
+                            obj.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            for v in obj.values_mut() {
+                strip_null(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_null),
+        _ => {}
+    }
+}
+
+fn validator() -> Option<&'static jsonschema::Validator> {
+    static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema()).ok()
+        })
+        .as_ref()
+}
+
+/// Validates a parsed file against the schema; every violation is one diagnostic.
+pub fn validate(parsed: &Parsed) -> Vec<Diagnostic> {
+    let Some(validator) = validator() else {
+        return vec![Diagnostic::error(
+            Message::Syntax("internal error: the input schema does not compile".into()),
+            None,
+        )];
+    };
+    validator.iter_errors(&parsed.tree).map(|e| to_diagnostic(&e, parsed)).collect()
+}
+
+fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Diagnostic {
+    let pointer = error.instance_path().as_str();
+    let index = &parsed.index;
+    let key = key_name(pointer);
+    let value_span = index.value_span(pointer);
+    let found = error.instance().as_ref();
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let unknown = unexpected.first().cloned().unwrap_or_default();
+            let child = format!("{pointer}/{}", crate::parse::escape_segment(&unknown));
+            let known = known_properties(error.schema_path().as_str());
+            let mut d = Diagnostic::error(
+                Message::UnknownKey { key: unknown.clone(), table: table_name(pointer) },
+                index.key_span(&child),
+            );
+            let suggestion = did_you_mean(&unknown, known.iter().map(String::as_str));
+            d.help = match suggestion {
+                Some(s) => Some(format!("did you mean `{s}`?")),
+                None if !known.is_empty() => Some(format!("known keys: {}", known.join(", "))),
+                None => None,
+            };
+            d
+        }
+        ValidationErrorKind::Required { property } => {
+            let property = property.as_str().unwrap_or_default().to_string();
+            let span = if pointer.is_empty() { None } else { index.key_span(pointer) };
+            Diagnostic::error(Message::MissingKey { key: property, table: table_name(pointer) }, span)
+        }
+        ValidationErrorKind::Type { kind } => Diagnostic::error(
+            Message::WrongType { key, expected: expected_types(kind), found: describe(found) },
+            value_span,
+        ),
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            Diagnostic::error(
+                Message::WrongType {
+                    key,
+                    expected: "a boolean, number, string, or a table of data-engine values".into(),
+                    found: describe(found),
+                },
+                value_span,
+            )
+        }
+        ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options
+                .as_array()
+                .map(|a| a.iter().map(|v| v.to_string()).collect())
+                .unwrap_or_default();
+            let mut d = Diagnostic::error(
+                Message::InvalidChoice {
+                    key,
+                    value: found.to_string(),
+                    allowed: allowed.join(", "),
+                },
+                value_span,
+            );
+            if let Some(s) = found.as_str() {
+                let plain: Vec<String> =
+                    allowed.iter().map(|a| a.trim_matches('"').to_string()).collect();
+                if let Some(m) = did_you_mean(s, plain.iter().map(String::as_str)) {
+                    d.help = Some(format!("did you mean \"{m}\"?"));
+                }
+            }
+            d
+        }
+        ValidationErrorKind::Pattern { pattern } => Diagnostic::error(
+            Message::InvalidFormat {
+                key,
+                value: found.to_string(),
+                expected: names::explain_pattern(pattern)
+                    .map_or_else(|| format!("matching `{pattern}`"), str::to_string),
+            },
+            value_span,
+        ),
+        ValidationErrorKind::MaxLength { limit } => Diagnostic::error(
+            Message::InvalidFormat {
+                key,
+                value: found.to_string(),
+                expected: format!("at most {limit} characters long"),
+            },
+            value_span,
+        ),
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
+            Diagnostic::error(
+                Message::OutOfRange {
+                    key,
+                    value: found.to_string(),
+                    bound: format!("below the minimum of {limit}"),
+                },
+                value_span,
+            )
+        }
+        ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
+            Diagnostic::error(
+                Message::OutOfRange {
+                    key,
+                    value: found.to_string(),
+                    bound: format!("above the maximum of {limit}"),
+                },
+                value_span,
+            )
+        }
+        ValidationErrorKind::MinItems { limit } => Diagnostic::error(
+            Message::OutOfRange {
+                key,
+                value: format!("a list of {}", found.as_array().map_or(0, Vec::len)),
+                bound: format!("it needs at least {limit} item{}", if *limit == 1 { "" } else { "s" }),
+            },
+            value_span,
+        ),
+        _ => Diagnostic::error(
+            Message::InvalidFormat { key, value: found.to_string(), expected: error.to_string() },
+            value_span,
+        ),
+    }
+}
+
+/// The property names of the object schema that owns an `additionalProperties` keyword.
+fn known_properties(schema_path: &str) -> Vec<String> {
+    let parent = schema_path.strip_suffix("/additionalProperties").unwrap_or(schema_path);
+    schema()
+        .pointer(parent)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+/// `size`, `nodes[1]`: how a message names the value at a pointer.
+fn key_name(pointer: &str) -> String {
+    let segments: Vec<String> = pointer.split('/').skip(1).map(unescape).collect();
+    match segments.as_slice() {
+        [] => "the file".into(),
+        [.., parent, last] if last.parse::<usize>().is_ok() => format!("{parent}[{last}]"),
+        [.., last] => last.clone(),
+    }
+}
+
+/// `[cluster]`, `[[pool.disk]]`: how a message names the table at a pointer.
+fn table_name(pointer: &str) -> String {
+    let segments: Vec<String> = pointer.split('/').skip(1).map(unescape).collect();
+    if segments.is_empty() {
+        return "the top level".into();
+    }
+    let in_array = segments.iter().any(|s| s.parse::<usize>().is_ok());
+    let names: Vec<&str> =
+        segments.iter().filter(|s| s.parse::<usize>().is_err()).map(String::as_str).collect();
+    if in_array { format!("[[{}]]", names.join(".")) } else { format!("[{}]", names.join(".")) }
+}
+
+fn expected_types(kind: &TypeKind) -> String {
+    let name = |t: &jsonschema::JsonType| match t.to_string().as_str() {
+        "integer" => "an integer".to_string(),
+        "number" => "a number".to_string(),
+        "boolean" => "a boolean (true or false)".to_string(),
+        "string" => "a string".to_string(),
+        "array" => "an array".to_string(),
+        "object" => "a table".to_string(),
+        other => other.to_string(),
+    };
+    match kind {
+        TypeKind::Single(t) => name(t),
+        TypeKind::Multiple(set) => set.iter().map(|t| name(&t)).collect::<Vec<_>>().join(" or "),
+    }
+}
+
+/// "a string (\"3\")", "a table": what the user wrote, in TOML terms.
+pub fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".into(),
+        Value::Bool(b) => format!("a boolean ({b})"),
+        Value::Number(n) if n.is_f64() => format!("a float ({n})"),
+        Value::Number(n) => format!("an integer ({n})"),
+        Value::String(s) => format!("a string ({})", Value::String(s.clone())),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "a table".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_toml_notation() {
+        assert_eq!(table_name("/pool/0/disk/1"), "[[pool.disk]]");
+        assert_eq!(table_name("/longhorn/default_class"), "[longhorn.default_class]");
+        assert_eq!(table_name(""), "the top level");
+        assert_eq!(key_name("/pool/0/nodes/1"), "nodes[1]");
+        assert_eq!(key_name("/longhorn/settings/a~1b"), "a/b");
+    }
+
+    #[test]
+    fn schema_compiles_and_rejects_unknown_keys_everywhere() {
+        assert!(validator().is_some());
+        let s = schema();
+        for def in ["Cluster", "Pool", "Disk", "StorageClass", "Longhorn", "Benchmark"] {
+            let d = &s["$defs"][def];
+            assert_eq!(d["additionalProperties"], Value::Bool(false), "{def}");
+            for (name, prop) in d["properties"].as_object().unwrap() {
+                assert!(prop.get("description").is_some(), "{def}.{name} has no description");
+            }
+        }
+    }
+}
