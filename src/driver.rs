@@ -28,10 +28,18 @@ pub struct ReadError {
 pub fn compile_all(paths: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, ReadError> {
     let mut units = vec![];
     for path in paths {
-        let source =
+        let (source, invalid_at) =
             Source::read(path).map_err(|source| ReadError { path: path.clone(), source })?;
-        let origin = origin(path, out);
-        let compiled = compile(&source, origin);
+        let compiled = match invalid_at {
+            Some(at) => Compiled {
+                diagnostics: vec![
+                    Diagnostic::error(Message::Syntax("the file is not valid UTF-8".into()), at..at + 1)
+                        .with_help("save the file as UTF-8 text"),
+                ],
+                output: None,
+            },
+            None => compile(&source, origin(path, out)),
+        };
         units.push(Unit { source, compiled });
     }
     let collisions = collisions(&units);

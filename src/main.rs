@@ -211,9 +211,7 @@ fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) 
                 print(&format!("{}: up to date\n", folder.display()));
             } else {
                 print(&format!("{}: stale\n", folder.display()));
-                for change in &c.changes {
-                    print(&format!("  {:<8} {}\n", change.kind.as_str(), change.path));
-                }
+                print_changes(c);
             }
         }
         if !stale.is_empty() {
@@ -258,11 +256,17 @@ fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) 
             count(ChangeKind::Changed),
             count(ChangeKind::Removed)
         ));
-        for change in &c.changes {
-            print(&format!("  {:<8} {}\n", change.kind.as_str(), change.path));
-        }
+        print_changes(c);
     }
     OK
+}
+
+fn print_changes(c: &lhc::emit::Changes) {
+    let prefix = format!("{}/", c.cluster);
+    for change in &c.changes {
+        let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
+        print(&format!("  {:<8} {path}\n", change.kind.as_str()));
+    }
 }
 
 fn render_cmd(ui: &Ui, file: &Path) -> u8 {

@@ -32,16 +32,17 @@ impl Source {
         Source { path: path.into(), text, line_starts }
     }
 
-    /// Reads a file; a file that is not UTF-8 is an error the caller reports.
-    pub fn read(path: &Path) -> std::io::Result<Self> {
+    /// Reads a file. Text that is not UTF-8 is kept (invalid bytes replaced), with the offset of
+    /// the first invalid byte, for the caller to report.
+    pub fn read(path: &Path) -> std::io::Result<(Self, Option<usize>)> {
         let bytes = std::fs::read(path)?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()),
-            )
-        })?;
-        Ok(Source::new(path, text))
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => (Source::new(path, text), None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                (Source::new(path, String::from_utf8_lossy(e.as_bytes()).into_owned()), Some(at))
+            }
+        })
     }
 
     /// The name diagnostics use for this file.

@@ -1,0 +1,224 @@
+//! The integration-test harness: a throwaway directory with files in it, the real `lhc` binary
+//! run there, and helpers to read what it wrote and check it with real tools and schemas.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn read(path: impl AsRef<Path>) -> String {
+    let path = path.as_ref();
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+pub fn profile(name: &str) -> String {
+    read(repo().join("profiles").join(format!("{name}.toml")))
+}
+
+/// Whether golden files should be rewritten instead of compared (`LHC_BLESS=1`).
+pub fn bless() -> bool {
+    std::env::var_os("LHC_BLESS").is_some_and(|v| v == "1")
+}
+
+/// One run of `lhc` in its own directory.
+pub struct Test {
+    dir: tempfile::TempDir,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    stdin: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Test {
+    pub fn new() -> Test {
+        Test { dir: tempfile::tempdir().unwrap(), args: vec![], env: vec![], stdin: None }
+    }
+
+    pub fn file(self, path: &str, contents: &str) -> Test {
+        let p = self.dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, contents).unwrap();
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Test {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Test {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn run(&self) -> Output {
+        self.run_args(&self.args)
+    }
+
+    pub fn run_args<S: AsRef<str>>(&self, args: &[S]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lhc"));
+        cmd.args(args.iter().map(AsRef::as_ref))
+            .current_dir(self.dir.path())
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            if let Some(s) = &self.stdin {
+                stdin.write_all(s.as_bytes()).unwrap();
+            }
+        }
+        let out = child.wait_with_output().unwrap();
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Every file under `dir` (relative to the test directory).
+    pub fn tree(&self, dir: &str) -> BTreeMap<String, String> {
+        read_tree(&self.dir.path().join(dir))
+    }
+}
+
+impl Output {
+    #[track_caller]
+    pub fn code(&self, expected: i32) -> &Output {
+        assert_eq!(self.code, expected, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+/// Every file under a directory, keyed by relative path with `/` separators.
+pub fn read_tree(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if !root.exists() {
+        return out;
+    }
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, read(&path));
+            }
+        }
+    }
+    out
+}
+
+/// Compares a tree with a golden directory, or rewrites the directory under `LHC_BLESS=1`.
+#[track_caller]
+pub fn assert_tree(golden: &Path, actual: &BTreeMap<String, String>) {
+    if bless() {
+        let _ = std::fs::remove_dir_all(golden);
+        for (rel, text) in actual {
+            let p = golden.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        return;
+    }
+    let expected = read_tree(golden);
+    let mut problems = vec![];
+    for (rel, text) in actual {
+        match expected.get(rel) {
+            None => problems.push(format!("unexpected file {rel}")),
+            Some(e) if e != text => problems.push(format!("{rel} differs:\n{}", diff(e, text))),
+            Some(_) => {}
+        }
+    }
+    for rel in expected.keys().filter(|k| !actual.contains_key(*k)) {
+        problems.push(format!("missing file {rel}"));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} does not match (rerun with LHC_BLESS=1 to accept):\n{}",
+        golden.display(),
+        problems.join("\n")
+    );
+}
+
+/// Compares text with a golden file, or rewrites it under `LHC_BLESS=1`.
+#[track_caller]
+pub fn assert_golden(golden: &Path, actual: &str) {
+    if bless() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(golden, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(golden).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{} does not match (rerun with LHC_BLESS=1 to accept):\n{}",
+        golden.display(),
+        diff(&expected, actual)
+    );
+}
+
+pub fn diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .header("expected", "actual")
+        .to_string()
+}
+
+/// Parses a YAML stream into JSON values.
+pub fn yaml_docs(text: &str) -> Vec<serde_json::Value> {
+    lhc::yaml::parse_stream(text).unwrap_or_else(|e| panic!("invalid YAML ({e}):\n{text}"))
+}
+
+/// Validates a Kubernetes document against the vendored, strict API schema of a Kubernetes
+/// minor version (`schemas/kubernetes/v1.NN/<kind>.json`).
+pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec<String>> {
+    static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> = OnceLock::new();
+    let kind = doc["kind"].as_str().ok_or_else(|| vec!["document has no kind".to_string()])?;
+    let file = repo()
+        .join("schemas/kubernetes")
+        .join(format!("v{kubernetes}"))
+        .join(format!("{}.json", kind.to_ascii_lowercase()));
+    let key = file.display().to_string();
+    let validator = {
+        let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+        *cache.entry(key).or_insert_with(|| {
+            let schema: serde_json::Value = serde_json::from_str(&read(&file)).unwrap();
+            Box::leak(Box::new(jsonschema::validator_for(&schema).unwrap()))
+        })
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path().as_str()))
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
+}
+
+/// Whether a command is installed.
+pub fn have(cmd: &str) -> bool {
+    Command::new("sh").args(["-c", &format!("command -v {cmd}")]).output().is_ok_and(|o| o.status.success())
+}

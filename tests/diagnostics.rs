@@ -1,0 +1,107 @@
+//! One pinned example per diagnostic code: `tests/diagnostics/<code>.toml` (or a folder
+//! `<code>/` of several files), checked with `lhc check`, and the full rendered message in
+//! `<code>.stderr`. `LHC_BLESS=1 cargo test --test diagnostics` rewrites the `.stderr` files.
+
+mod common;
+
+use common::{Test, assert_golden, read, repo};
+
+fn cases() -> Vec<(String, Vec<(String, String)>)> {
+    let dir = repo().join("tests/diagnostics");
+    let mut out = vec![];
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            let mut files: Vec<(String, String)> = std::fs::read_dir(&path)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)))
+                .collect();
+            files.sort();
+            out.push((name, files));
+        } else if let Some(code) = name.strip_suffix(".toml") {
+            out.push((code.to_string(), vec![(name.clone(), read(&path))]));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_code_has_a_pinned_example() {
+    let pinned: Vec<String> = cases().into_iter().map(|(code, _)| code).collect();
+    let missing: Vec<&&str> =
+        lhc::diagnostic::CODES.iter().filter(|c| !pinned.iter().any(|p| p == **c)).collect();
+    assert!(missing.is_empty(), "codes without an example in tests/diagnostics: {missing:?}");
+    let unknown: Vec<&String> =
+        pinned.iter().filter(|p| !lhc::diagnostic::CODES.contains(&p.as_str())).collect();
+    assert!(unknown.is_empty(), "examples for codes that do not exist: {unknown:?}");
+}
+
+#[test]
+fn pinned_messages_match() {
+    let mut failures = vec![];
+    for (code, files) in cases() {
+        let mut test = Test::new();
+        let mut args = vec!["check".to_string(), "--color".into(), "never".into()];
+        for (name, text) in &files {
+            test = test.file(name, text);
+            if name.ends_with(".toml") {
+                args.push(name.clone());
+            }
+        }
+        let out = test.run_args(&args);
+        let marker_error = format!("error[{code}]");
+        let marker_warning = format!("warning[{code}]");
+        if !out.stderr.contains(&marker_error) && !out.stderr.contains(&marker_warning) {
+            failures.push(format!("{code}: the example does not produce `{code}`:\n{}", out.stderr));
+            continue;
+        }
+        let expected_code = if out.stderr.contains("error[") { 1 } else { 0 };
+        if out.code != expected_code {
+            failures.push(format!("{code}: exit code {} (expected {expected_code})", out.code));
+        }
+        let golden = repo().join("tests/diagnostics").join(format!("{code}.stderr"));
+        if let Err(e) = std::panic::catch_unwind(|| assert_golden(&golden, &out.stderr)) {
+            failures.push(format!(
+                "{code}: {}",
+                e.downcast_ref::<String>().cloned().unwrap_or_default()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn json_messages_carry_positions_and_codes() {
+    let out = Test::new()
+        .file("c.toml", "[cluster]\nname = \"a\"\nprovder = \"hcloud\"\n")
+        .run_args(&["check", "--message-format", "json", "c.toml"]);
+    out.code(1);
+    let lines: Vec<serde_json::Value> =
+        out.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    let d = &lines[0];
+    assert_eq!(d["code"], "unknown-key");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["file"], "c.toml");
+    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(3), Some(1)));
+    assert_eq!(d["help"], "did you mean `provider`?");
+}
+
+#[test]
+fn every_error_is_reported_not_only_the_first() {
+    let out = Test::new()
+        .file(
+            "c.toml",
+            "[cluster]\nname = \"a\"\n[[pool]]\nname = \"p\"\nnodes = [\"n\"]\nnode_tag = []\n[[storage_class]]\nname = \"s\"\nreplica = 2\n",
+        )
+        .run_args(&["check", "--color", "never", "c.toml"]);
+    out.code(1);
+    assert!(out.stderr.contains("unknown key `node_tag`"), "{}", out.stderr);
+    assert!(out.stderr.contains("unknown key `replica`"), "{}", out.stderr);
+    let first = out.stderr.find("node_tag").unwrap();
+    let second = out.stderr.find("`replica`").unwrap();
+    assert!(first < second, "diagnostics are sorted by position");
+}

@@ -1,0 +1,131 @@
+//! No input makes lhc panic: every truncation and thousands of byte mutations of the shipped
+//! profiles and golden cases go through the whole pipeline (in process, for speed), and a sample
+//! through the real binary, which must answer 0 or 1.
+
+mod common;
+
+use common::{Test, read, repo};
+use lhc::plan::Origin;
+use lhc::source::Source;
+
+fn seeds() -> Vec<(String, String)> {
+    let mut seeds = vec![];
+    for dir in ["profiles", "tests/cases"] {
+        let mut stack = vec![repo().join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() && !p.ends_with("out") {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "toml") {
+                    seeds.push((p.display().to_string(), read(&p)));
+                }
+            }
+        }
+    }
+    seeds.sort();
+    seeds
+}
+
+/// A small deterministic generator (xorshift), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const INTERESTING: &[&[u8]] = &[
+    b"\"", b"'", b"[", b"]", b"[[", b"{", b"}", b"=", b"\n", b"#", b".", b",", b"0", b"-1",
+    b"99999999999999999999", b"1e308", b"nan", b"inf", b"true", b"\"\"", b"\\u0000", b"\xff",
+    b"\xc3", b"\t", b"\r\n", b"1979-05-27", b"\"Ti\"", b"\"0%\"", b"\"100%\"", b"\"1Ei\"",
+    b"\"16Ei\"", b"\"0.5\"", b"[[pool]]", b"[[pool.disk]]", b"[longhorn.settings]", b"{ v1 = 1 }",
+];
+
+fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut bytes = input.to_vec();
+    for _ in 0..=rng.below(3) {
+        let at = rng.below(bytes.len() + 1);
+        match rng.below(4) {
+            0 if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            1 if at < bytes.len() => bytes[at] = rng.next() as u8,
+            2 => {
+                let piece = INTERESTING[rng.below(INTERESTING.len())];
+                bytes.splice(at..at, piece.iter().copied());
+            }
+            _ => {
+                // Duplicate a line somewhere else.
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let lines: Vec<&str> = text.lines().collect();
+                if !lines.is_empty() {
+                    let line = format!("{}\n", lines[rng.below(lines.len())]);
+                    bytes.splice(at..at, line.into_bytes());
+                }
+            }
+        }
+    }
+    bytes
+}
+
+fn compile(text: &str) {
+    let origin = Origin { input: "fuzz.toml".into(), command: "lhc build fuzz.toml".into() };
+    let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
+    // Diagnostics must render, too (spans inside the text, on character boundaries).
+    let source = Source::new("fuzz.toml", text);
+    let _ = lhc::report::human(&compiled.diagnostics, &source, false);
+    let _ = lhc::report::json(&compiled.diagnostics, &source);
+}
+
+#[test]
+fn no_truncation_panics() {
+    for (name, text) in seeds() {
+        for (cut, _) in text.char_indices() {
+            let piece = &text[..cut];
+            if std::panic::catch_unwind(|| compile(piece)).is_err() {
+                panic!("{name} truncated at byte {cut} panics:\n{piece}");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_mutation_panics() {
+    let mut rng = Rng(0x5eed_1e55_f00d);
+    for (name, text) in seeds() {
+        for round in 0..1500 {
+            let bytes = mutate(&mut rng, text.as_bytes());
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if std::panic::catch_unwind(|| compile(&text)).is_err() {
+                panic!("{name} mutation {round} panics:\n{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_binary_answers_mutated_files_with_0_or_1() {
+    let mut rng = Rng(42);
+    let (_, text) = seeds().into_iter().find(|(n, _)| n.ends_with("hcloud-longhorn.toml")).unwrap();
+    let t = Test::new();
+    for round in 0..40 {
+        let bytes = mutate(&mut rng, text.as_bytes());
+        std::fs::write(t.path().join("m.toml"), &bytes).unwrap();
+        let out = t.run_args(&["build", "m.toml", "-o", "out"]);
+        assert!(
+            out.code == 0 || out.code == 1,
+            "round {round}: exit {}:\n{}\n{}",
+            out.code,
+            String::from_utf8_lossy(&bytes),
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}
