@@ -27,11 +27,20 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    /// Background that explains why the finding matters.
+    pub note: Option<String>,
 }
 
 impl Diagnostic {
     pub fn error(message: Message, span: impl Into<Option<Span>>) -> Self {
-        Diagnostic { severity: Severity::Error, message, span: span.into(), labels: vec![], help: None }
+        Diagnostic {
+            severity: Severity::Error,
+            message,
+            span: span.into(),
+            labels: vec![],
+            help: None,
+            note: None,
+        }
     }
 
     pub fn warning(message: Message, span: impl Into<Option<Span>>) -> Self {
@@ -41,7 +50,13 @@ impl Diagnostic {
             span: span.into(),
             labels: vec![],
             help: None,
+            note: None,
         }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
@@ -112,6 +127,8 @@ pub enum Message {
     MovedSetting { key: String, version: String, to: String },
     #[error("`{key}` is not a setting of Longhorn chart {version}; it exists in {available}")]
     SettingNotInVersion { key: String, version: String, available: String },
+    #[error("`{key}` was removed from the Longhorn chart in {since}")]
+    RemovedSetting { key: String, since: String },
     #[error("`{key}` is derived by lhc and cannot be set by hand")]
     DerivedSetting { key: String },
     #[error("`{key}` is written by chart {version} under a name Longhorn does not know")]
@@ -136,19 +153,23 @@ pub enum Message {
     UnknownServerType { name: String },
     #[error("hcloud server type `{name}` is deprecated (since {since})")]
     DeprecatedServerType { name: String, since: String },
-    #[error("hcloud server type `{name}` was not offered in {location} at the catalogue's capture ({captured})")]
+    #[error(
+        "hcloud server type `{name}` was not offered in {location} at the catalogue's capture ({captured})"
+    )]
     ServerTypeLocation { name: String, location: String, captured: String },
     #[error("unknown hcloud location `{name}`")]
     UnknownLocation { name: String },
     #[error("disk `{disk}` needs a `size`")]
     MissingDiskSize { disk: String },
-    #[error("disk `{disk}` is {size}, {bound}")]
+    #[error("disk `{disk}` has size {size}, {bound}")]
     DiskSize { disk: String, size: String, bound: String },
     #[error("`reserved` of disk `{disk}` ({reserved}) is not below its size ({size})")]
     ReservedTooLarge { disk: String, reserved: String, size: String },
     #[error("`reserved` of disk `{disk}` is 0, which Longhorn {version} replaces by a percentage")]
     ReservedZero { disk: String, version: String },
-    #[error("pool `{pool}` attaches {count} Hetzner Cloud Volumes to each server; at most {max} are possible")]
+    #[error(
+        "pool `{pool}` attaches {count} Hetzner Cloud Volumes to each server; at most {max} are possible"
+    )]
     TooManyVolumes { pool: String, count: usize, max: u32 },
     #[error("disks `{a}` and `{b}` of pool `{pool}` would share one filesystem")]
     SharedFilesystem { pool: String, a: String, b: String },
@@ -158,12 +179,14 @@ pub enum Message {
     ManagedLabel { key: String },
     #[error("{what} `{value}` is not a valid {kind}")]
     InvalidName { what: String, value: String, kind: String },
-    #[error("{what} need Longhorn, and `[longhorn]` is disabled")]
-    LonghornDisabled { what: String },
+    #[error("{what} need Longhorn, and {why}")]
+    LonghornDisabled { what: String, why: &'static str },
+    #[error("`[longhorn]` has `enabled = false`, so {keys} {verb} ignored")]
+    IgnoredLonghornKeys { keys: String, verb: &'static str },
 
     // --- storage classes -----------------------------------------------------------------------
-    #[error("class `{class}` asks for {replicas} replicas, but only {eligible} nodes can hold one")]
-    TooManyReplicas { class: String, replicas: u32, eligible: usize },
+    #[error("class `{class}` asks for {replicas} replicas, but {}", replicas_tail(*eligible, *known))]
+    TooManyReplicas { class: String, replicas: u32, eligible: usize, known: bool },
     #[error("no {kind} carries the tag `{tag}`")]
     UnknownTag { tag: String, kind: &'static str },
     #[error("more than one default StorageClass: `{name}` and `{first}`")]
@@ -182,12 +205,23 @@ pub enum Message {
     ParameterNotInVersion { key: String, since: String, version: String },
     #[error("parameter `{key}` is not {expected}: {value}")]
     ParameterValue { key: String, value: String, expected: String },
+    #[error("parameter `{key} = {value}` needs `{setting}`, which is off")]
+    ParameterNeedsSetting { key: String, value: String, setting: String },
 
     // --- benchmark -------------------------------------------------------------------------------
     #[error("no pool is named `{name}`")]
     UnknownPool { name: String },
-    #[error("clusters `{name}` of {first} and of this file would both write `{folder}`")]
+    #[error("cluster `{name}` is also named in {first}; both would write `{folder}`")]
     OutputCollision { name: String, first: String, folder: String },
+}
+
+fn replicas_tail(eligible: usize, known: bool) -> String {
+    let nodes = if eligible == 1 { "node" } else { "nodes" };
+    if known {
+        format!("lhc knows only {eligible} {nodes} that can hold one")
+    } else {
+        format!("only {eligible} {nodes} can hold one")
+    }
 }
 
 impl Message {
@@ -209,6 +243,7 @@ impl Message {
             UnknownSetting { .. } => "unknown-setting",
             MovedSetting { .. } => "moved-setting",
             SettingNotInVersion { .. } => "setting-not-in-version",
+            RemovedSetting { .. } => "removed-setting",
             DerivedSetting { .. } => "derived-setting",
             IgnoredSetting { .. } => "ignored-setting",
             SettingType { .. } => "setting-type",
@@ -232,6 +267,7 @@ impl Message {
             ManagedLabel { .. } => "managed-label",
             InvalidName { .. } => "invalid-name",
             LonghornDisabled { .. } => "longhorn-disabled",
+            IgnoredLonghornKeys { .. } => "ignored-longhorn-keys",
             TooManyReplicas { .. } => "too-many-replicas",
             UnknownTag { .. } => "unknown-tag",
             MultipleDefaults { .. } => "multiple-default-classes",
@@ -242,6 +278,7 @@ impl Message {
             DriverParameter { .. } => "driver-parameter",
             ParameterNotInVersion { .. } => "parameter-not-in-version",
             ParameterValue { .. } => "parameter-value",
+            ParameterNeedsSetting { .. } => "parameter-needs-setting",
             UnknownPool { .. } => "unknown-pool",
             OutputCollision { .. } => "output-collision",
         }
@@ -264,6 +301,7 @@ pub const CODES: &[&str] = &[
     "unknown-setting",
     "moved-setting",
     "setting-not-in-version",
+    "removed-setting",
     "derived-setting",
     "ignored-setting",
     "setting-type",
@@ -287,6 +325,7 @@ pub const CODES: &[&str] = &[
     "managed-label",
     "invalid-name",
     "longhorn-disabled",
+    "ignored-longhorn-keys",
     "too-many-replicas",
     "unknown-tag",
     "multiple-default-classes",
@@ -297,6 +336,7 @@ pub const CODES: &[&str] = &[
     "driver-parameter",
     "parameter-not-in-version",
     "parameter-value",
+    "parameter-needs-setting",
     "unknown-pool",
     "output-collision",
 ];

@@ -33,8 +33,11 @@ pub fn compile_all(paths: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, R
         let compiled = match invalid_at {
             Some(at) => Compiled {
                 diagnostics: vec![
-                    Diagnostic::error(Message::Syntax("the file is not valid UTF-8".into()), at..at + 1)
-                        .with_help("save the file as UTF-8 text"),
+                    Diagnostic::error(
+                        Message::Syntax("the file is not valid UTF-8".into()),
+                        at..at + 1,
+                    )
+                    .with_help("save the file as UTF-8 text"),
                 ],
                 output: None,
             },
@@ -81,7 +84,10 @@ fn collisions(units: &[Unit]) -> Vec<(usize, Diagnostic)> {
 /// (the repository root, usually), so the bytes do not depend on where lhc runs from.
 pub fn origin(input: &Path, out: Option<&Path>) -> Origin {
     let out_abs = out.map(absolute);
-    let base = out_abs.as_ref().and_then(|o| o.parent().map(Path::to_path_buf)).unwrap_or_else(|| absolute(Path::new(".")));
+    let base = out_abs
+        .as_ref()
+        .and_then(|o| o.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| absolute(Path::new(".")));
     let rel = relative(&absolute(input), &base);
     let input_text = rel.to_string_lossy().replace('\\', "/");
     let mut command = format!("lhc build {}", shell_word(&input_text));

@@ -201,9 +201,7 @@ pub fn prepare(out: &Path, cluster: &str, tree: &Tree, force: bool) -> Changes {
 /// A manifest entry lhc may act on: relative, no `..`, no absolute parts.
 fn safe_relative(rel: &str) -> bool {
     !rel.is_empty()
-        && Path::new(rel)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        && Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -218,9 +216,15 @@ pub struct EmitError {
 enum Done {
     CreatedDir(PathBuf),
     /// A file put in place; `backup` holds what was there before.
-    Placed { target: PathBuf, backup: Option<PathBuf> },
+    Placed {
+        target: PathBuf,
+        backup: Option<PathBuf>,
+    },
     /// A file moved aside for removal.
-    Removed { target: PathBuf, backup: PathBuf },
+    Removed {
+        target: PathBuf,
+        backup: PathBuf,
+    },
 }
 
 /// Applies prepared changes to `out`, all or nothing.
@@ -452,10 +456,11 @@ mod tests {
             apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
             let before = snapshot(out.path());
             let mut n = 0;
-            let result = apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
-                n += 1;
-                if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
-            });
+            let result =
+                apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
+                    n += 1;
+                    if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
+                });
             assert!(result.is_err());
             assert_eq!(snapshot(out.path()), before, "failing at step {fail_at}");
         }

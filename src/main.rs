@@ -114,7 +114,9 @@ fn main() -> ExitCode {
             print(&schema::schema_text());
             OK
         }
-        Command::Init { name, profile, output, force, list } => init(name, &profile, output, force, list),
+        Command::Init { name, profile, output, force, list } => {
+            init(name, &profile, output, force, list)
+        }
         Command::Versions { json } => versions(json),
     };
     ExitCode::from(code)
@@ -145,7 +147,7 @@ fn error(ui: &Ui, text: &str) {
 }
 
 /// Prints each unit's diagnostics; returns whether any is an error.
-fn report_units(ui: &Ui, units: &[Unit]) -> bool {
+fn report_units(ui: &Ui, units: &[Unit], writes: bool) -> bool {
     let mut errors = 0;
     let mut warnings = 0;
     for unit in units {
@@ -164,7 +166,8 @@ fn report_units(ui: &Ui, units: &[Unit]) -> bool {
         if warnings > 0 {
             summary.push_str(&format!(", {}", plural(warnings, "warning")));
         }
-        error(ui, &format!("{summary}; nothing was written"));
+        let tail = if writes { "; nothing was written" } else { "" };
+        error(ui, &format!("{summary}{tail}"));
     }
     errors > 0
 }
@@ -181,13 +184,17 @@ fn check(ui: &Ui, files: &[PathBuf]) -> u8 {
         Ok(u) => u,
         Err(code) => return code,
     };
-    if report_units(ui, &units) {
+    if report_units(ui, &units, false) {
         return INVALID;
     }
     if matches!(ui.format, MessageFormat::Human) {
         for u in &units {
             let warnings = u.compiled.diagnostics.len();
-            let note = if warnings > 0 { format!(" ({warnings} warning{})", if warnings == 1 { "" } else { "s" }) } else { String::new() };
+            let note = if warnings > 0 {
+                format!(" ({warnings} warning{})", if warnings == 1 { "" } else { "s" })
+            } else {
+                String::new()
+            };
             print(&format!("{}: ok{note}\n", u.source.name()));
         }
     }
@@ -199,7 +206,7 @@ fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) 
         Ok(u) => u,
         Err(code) => return code,
     };
-    if report_units(ui, &units) {
+    if report_units(ui, &units, !check_only) {
         return INVALID;
     }
     let all = driver::prepare(&units, out, force);
@@ -225,15 +232,21 @@ fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) 
         for c in &conflicts {
             let what = match (c.kind, c.removal) {
                 (ConflictKind::EditedByHand, false) => "was edited by hand since lhc wrote it",
-                (ConflictKind::EditedByHand, true) => "was edited by hand since lhc wrote it, and lhc would remove it",
+                (ConflictKind::EditedByHand, true) => {
+                    "was edited by hand since lhc wrote it, and lhc would remove it"
+                }
                 (ConflictKind::NotWrittenByLhc, _) => "exists, and lhc did not write it",
-                (ConflictKind::NotAFile, _) => "is not a file lhc can replace (a directory, or unreadable)",
+                (ConflictKind::NotAFile, _) => {
+                    "is not a file lhc can replace (a directory, or unreadable)"
+                }
             };
             error(ui, &format!("{} {what}", out.join(&c.path).display()));
         }
         let forceable = conflicts.iter().all(|c| c.kind != ConflictKind::NotAFile);
         if forceable {
-            eprint("help: move your changes into the cluster file, or pass --force to overwrite them\n");
+            eprint(
+                "help: move your changes into the cluster file, or pass --force to overwrite them\n",
+            );
         }
         error(ui, "nothing was written");
         return INVALID;
@@ -274,7 +287,7 @@ fn render_cmd(ui: &Ui, file: &Path) -> u8 {
         Ok(u) => u,
         Err(code) => return code,
     };
-    if report_units(ui, &units) {
+    if report_units(ui, &units, false) {
         return INVALID;
     }
     let Some(output) = units.first().and_then(|u| u.compiled.output.as_ref()) else {
@@ -293,7 +306,13 @@ fn render_cmd(ui: &Ui, file: &Path) -> u8 {
     }
 }
 
-fn init(name: Option<String>, profile: &str, output: Option<PathBuf>, force: bool, list: bool) -> u8 {
+fn init(
+    name: Option<String>,
+    profile: &str,
+    output: Option<PathBuf>,
+    force: bool,
+    list: bool,
+) -> u8 {
     let ui = Ui { format: MessageFormat::Human, color: false };
     if list {
         for p in profiles::PROFILES {
@@ -316,7 +335,12 @@ fn init(name: Option<String>, profile: &str, output: Option<PathBuf>, force: boo
         lhc::source::Source::new("profile", p.text)
             .text
             .lines()
-            .find_map(|l| l.trim().strip_prefix("name = \"").and_then(|r| r.split('"').next()).map(str::to_string))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("name = \"")
+                    .and_then(|r| r.split('"').next())
+                    .map(str::to_string)
+            })
             .unwrap_or_else(|| "cluster".into())
     });
     let path = output.unwrap_or_else(|| PathBuf::from(format!("{default_name}.toml")));

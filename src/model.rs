@@ -316,8 +316,8 @@ pub struct Backup {
     pub credential_secret: Option<Spanned<DnsSubdomain>>,
     /// How often Longhorn polls the target for backups, in seconds. Default: 300.
     #[serde(default)]
-    #[schemars(range(min = 0), extend("default" = 300))]
-    pub poll_interval: Option<Spanned<u64>>,
+    #[schemars(range(min = 0, max = 4294967295u32), extend("default" = 300))]
+    pub poll_interval: Option<Spanned<u32>>,
 }
 
 /// A value in `[longhorn.settings]`.
@@ -453,7 +453,7 @@ pub struct StorageClass {
     pub node_tags: Vec<Spanned<Tag>>,
     /// `staleReplicaTimeout` in minutes. Default: 2880 (48 hours).
     #[serde(default)]
-    #[schemars(range(min = 1), extend("default" = 2880))]
+    #[schemars(range(min = 1, max = 4294967295u32), extend("default" = 2880))]
     pub stale_replica_timeout: Option<Spanned<u32>>,
     /// `dataLocality`. Default: `"disabled"`.
     #[serde(default)]

@@ -156,12 +156,29 @@ mod tests {
     #[test]
     fn schema_patterns_agree_with_plain_checks() {
         let samples = [
-            "a", "prod-fsn1", "-a", "a-", "A", "a.b", "a..b", "a_b", "nvme", "fast.ssd_1", "a b",
-            "node-role.kubernetes.io/storage", "a/b/c", "/x", "x/", "", "true", "Upper",
+            "a",
+            "prod-fsn1",
+            "-a",
+            "a-",
+            "A",
+            "a.b",
+            "a..b",
+            "a_b",
+            "nvme",
+            "fast.ssd_1",
+            "a b",
+            "node-role.kubernetes.io/storage",
+            "a/b/c",
+            "/x",
+            "x/",
+            "",
+            "true",
+            "Upper",
             "prod-storage-1.example.com",
         ];
         let long = "a".repeat(64);
-        let checks: [(Shape, fn(&str) -> bool); 4] = [
+        type Check = (Shape, fn(&str) -> bool);
+        let checks: [Check; 4] = [
             (DNS_LABEL, is_dns_label),
             (DNS_SUBDOMAIN, is_dns_subdomain),
             (TAG, is_tag),

@@ -56,35 +56,55 @@ pub fn escape_segment(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
+/// A value whose TOML type JSON cannot tell apart: a float (JSON Schema counts `3.0` as an
+/// integer) or a date (held as a string in the tree). The schema stage checks them.
+#[derive(Debug, Clone)]
+pub struct Special {
+    pub pointer: String,
+    pub span: Option<Span>,
+    pub kind: SpecialKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecialKind {
+    Float(f64),
+    Datetime,
+}
+
 /// A parsed cluster file.
 #[derive(Debug)]
 pub struct Parsed {
     pub document: Document<String>,
     pub tree: Value,
     pub index: SpanIndex,
+    pub specials: Vec<Special>,
 }
 
 /// Parses TOML. A syntax error or a value lhc never accepts (a date or time) is a diagnostic.
 pub fn parse(source: &Source) -> Result<Parsed, Vec<Diagnostic>> {
     let document = Document::parse(source.text.clone()).map_err(|e| {
         let message = e.message().trim_end().to_string();
+        let span = e.span().map(|s| one_line(source, s));
         vec![
-            Diagnostic::error(Message::Syntax(format!("invalid TOML: {message}")), e.span())
+            Diagnostic::error(Message::Syntax(format!("invalid TOML: {message}")), span)
                 .with_help("see https://toml.io for the syntax"),
         ]
     })?;
-    let mut builder = Builder { index: SpanIndex::default(), diagnostics: vec![] };
+    let mut builder = Builder { index: SpanIndex::default(), specials: vec![] };
     let tree = builder.table(document.as_table(), "");
-    if builder.diagnostics.is_empty() {
-        Ok(Parsed { document, tree, index: builder.index })
-    } else {
-        Err(builder.diagnostics)
-    }
+    Ok(Parsed { document, tree, index: builder.index, specials: builder.specials })
+}
+
+/// A span cut at the end of its first line, so a caret never runs across lines.
+fn one_line(source: &Source, span: Span) -> Span {
+    let start = source.floor_char_boundary(span.start);
+    let end = source.text[start..].find('\n').map_or(span.end, |i| span.end.min(start + i));
+    start..end.max(start)
 }
 
 struct Builder {
     index: SpanIndex,
-    diagnostics: Vec<Diagnostic>,
+    specials: Vec<Special>,
 }
 
 impl Builder {
@@ -129,22 +149,26 @@ impl Builder {
         match value {
             V::String(s) => Value::String(s.value().clone()),
             V::Integer(i) => Value::Number(Number::from(*i.value())),
-            V::Float(f) => match Number::from_f64(*f.value()) {
-                Some(n) => Value::Number(n),
-                // NaN and infinities: no key accepts them; a string makes the schema say so.
-                None => Value::String(f.value().to_string()),
-            },
+            V::Float(f) => {
+                self.specials.push(Special {
+                    pointer: pointer.to_string(),
+                    span: f.span(),
+                    kind: SpecialKind::Float(*f.value()),
+                });
+                match Number::from_f64(*f.value()) {
+                    Some(n) => Value::Number(n),
+                    // NaN and infinities: no key accepts them; a string makes the schema say so.
+                    None => Value::String(f.value().to_string()),
+                }
+            }
             V::Boolean(b) => Value::Bool(*b.value()),
             V::Datetime(d) => {
-                self.diagnostics.push(Diagnostic::error(
-                    Message::WrongType {
-                        key: pointer.rsplit('/').next().unwrap_or_default().to_string(),
-                        expected: "a string, number, boolean, array or table".into(),
-                        found: "a date or time".into(),
-                    },
-                    d.span(),
-                ));
-                Value::Null
+                self.specials.push(Special {
+                    pointer: pointer.to_string(),
+                    span: d.span(),
+                    kind: SpecialKind::Datetime,
+                });
+                Value::String(d.value().to_string())
             }
             V::Array(array) => Value::Array(
                 array
@@ -152,7 +176,9 @@ impl Builder {
                     .enumerate()
                     .map(|(i, v)| {
                         let child = format!("{pointer}/{i}");
-                        self.index.places.insert(child.clone(), Place { key: None, value: v.span() });
+                        self.index
+                            .places
+                            .insert(child.clone(), Place { key: None, value: v.span() });
                         self.value(v, &child)
                     })
                     .collect(),
@@ -199,12 +225,15 @@ mod tests {
     }
 
     #[test]
-    fn syntax_errors_and_dates_are_diagnostics() {
-        let err = parse(&Source::new("t.toml", "[cluster\n")).unwrap_err();
+    fn syntax_errors_point_at_one_line_and_dates_are_kept_for_the_schema() {
+        let source = Source::new("t.toml", "[cluster\nname = 1\n");
+        let err = parse(&source).unwrap_err();
         assert_eq!(err[0].code(), "syntax");
-        assert!(err[0].span.is_some());
-        let err = parse(&Source::new("t.toml", "a = 1979-05-27\n")).unwrap_err();
-        assert_eq!(err[0].code(), "wrong-type");
+        let span = err[0].span.clone().unwrap();
+        assert!(!source.text[span].contains('\n'));
+        let (_, p) = parsed("a = 1979-05-27\nb = 3.0\n");
+        let kinds: Vec<SpecialKind> = p.specials.iter().map(|s| s.kind.clone()).collect();
+        assert_eq!(kinds, [SpecialKind::Datetime, SpecialKind::Float(3.0)]);
     }
 
     #[test]

@@ -10,7 +10,6 @@ use crate::model::{
     Binding, ClusterFile, DataLocality, Fs, ReclaimPolicy, SettingScalar, SettingValue,
     StorageClass,
 };
-use crate::quantity::Bytes;
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -34,7 +33,10 @@ pub struct Plan {
 
 #[derive(Debug, Serialize)]
 pub struct LonghornPlan {
+    /// The chart version to install.
     pub chart: String,
+    /// The chart version whose settings table was used, when it differs.
+    pub checked_against: Option<String>,
     pub namespace: String,
     /// Whether the chart pastes settings unquoted, so strings carry their own quotes.
     pub prequoted: bool,
@@ -108,7 +110,10 @@ pub const DEFAULT_NAMESPACE: &str = "longhorn-system";
 pub const DEFAULT_DATA_PATH: &str = "/var/lib/longhorn";
 
 pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
-    let longhorn = facts.chart.map(|chart| plan_longhorn(file, chart));
+    let longhorn = facts.chart.map(|chart| {
+        let version = facts.chart_version.clone().unwrap_or_else(|| chart.version.clone());
+        plan_longhorn(file, chart, version)
+    });
     let pools = file
         .pools
         .iter()
@@ -182,12 +187,14 @@ pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
     }
 }
 
-fn plan_longhorn(file: &ClusterFile, chart: &'static Chart) -> LonghornPlan {
+fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> LonghornPlan {
     let table = file.longhorn.as_ref();
-    let namespace =
-        table.and_then(|l| l.namespace.as_ref()).map_or(DEFAULT_NAMESPACE.into(), |n| n.to_string());
-    let data_path =
-        table.and_then(|l| l.data_path.as_ref()).map_or(DEFAULT_DATA_PATH.into(), |p| p.to_string());
+    let namespace = table
+        .and_then(|l| l.namespace.as_ref())
+        .map_or(DEFAULT_NAMESPACE.into(), |n| n.to_string());
+    let data_path = table
+        .and_then(|l| l.data_path.as_ref())
+        .map_or(DEFAULT_DATA_PATH.into(), |p| p.to_string());
     let with_disks = file.pools.iter().any(|p| !p.disks.is_empty());
 
     let mut settings: Vec<Entry> = vec![];
@@ -217,7 +224,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart) -> LonghornPlan {
             (
                 "pollInterval",
                 "backupstorePollInterval",
-                backup.poll_interval.as_ref().map(|p| Scalar::Int(p.value as i64)),
+                backup.poll_interval.as_ref().map(|p| Scalar::Int(i64::from(p.value))),
             ),
         ];
         for (store_key, setting_key, value) in fields {
@@ -264,7 +271,9 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart) -> LonghornPlan {
         ),
         plain_entry(
             "defaultFsType",
-            Scalar::Str(dc.and_then(|d| d.fs.as_ref()).map_or(Fs::Ext4, |f| f.value).as_str().into()),
+            Scalar::Str(
+                dc.and_then(|d| d.fs.as_ref()).map_or(Fs::Ext4, |f| f.value).as_str().into(),
+            ),
             None,
         ),
     ];
@@ -283,7 +292,8 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart) -> LonghornPlan {
         )],
     });
     LonghornPlan {
-        chart: chart.version.clone(),
+        checked_against: (version != chart.version).then(|| chart.version.clone()),
+        chart: version,
         namespace,
         prequoted: chart.all_or_nothing_settings(),
         values,
@@ -322,12 +332,18 @@ fn scalar_text(v: &SettingScalar) -> String {
 
 fn plan_class(class: &StorageClass) -> ClassPlan {
     let mut parameters = vec![
-        ("numberOfReplicas".to_string(), class.replicas.as_ref().map_or(3, |r| r.value).to_string()),
+        (
+            "numberOfReplicas".to_string(),
+            class.replicas.as_ref().map_or(3, |r| r.value).to_string(),
+        ),
         (
             "staleReplicaTimeout".to_string(),
             class.stale_replica_timeout.as_ref().map_or(2880, |r| r.value).to_string(),
         ),
-        ("fsType".to_string(), class.fs.as_ref().map_or(Fs::Ext4, |f| f.value).as_str().to_string()),
+        (
+            "fsType".to_string(),
+            class.fs.as_ref().map_or(Fs::Ext4, |f| f.value).as_str().to_string(),
+        ),
     ];
     if let Some(mkfs) = &class.mkfs_params {
         parameters.push(("mkfsParams".into(), mkfs.to_string()));
@@ -349,7 +365,11 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     ClassPlan {
         name: class.name.to_string(),
         default: class.default.as_ref().is_some_and(|d| d.value),
-        reclaim_policy: match class.reclaim_policy.as_ref().map_or(ReclaimPolicy::Delete, |r| r.value) {
+        reclaim_policy: match class
+            .reclaim_policy
+            .as_ref()
+            .map_or(ReclaimPolicy::Delete, |r| r.value)
+        {
             ReclaimPolicy::Delete => "Delete",
             ReclaimPolicy::Retain => "Retain",
         },
@@ -360,9 +380,4 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
         expansion: class.expansion.as_ref().is_none_or(|e| e.value),
         parameters,
     }
-}
-
-/// The size of a disk for a human reader.
-pub fn describe_size(size: Option<Bytes>) -> String {
-    size.map_or_else(|| "unknown size".into(), |s| s.to_string())
 }

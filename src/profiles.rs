@@ -43,10 +43,15 @@ pub enum InitError {
 
 /// The profile's text for a new cluster: its `[cluster] name` replaced (comments kept), and
 /// its `#:schema` line pointing at `schema_path`.
-pub fn instantiate(profile: &Profile, name: Option<&str>, schema_path: &str) -> Result<String, InitError> {
+pub fn instantiate(
+    profile: &Profile,
+    name: Option<&str>,
+    schema_path: &str,
+) -> Result<String, InitError> {
     let mut doc: toml_edit::DocumentMut = profile.text.parse()?;
     if let Some(name) = name {
-        let cluster = doc.get_mut("cluster").and_then(|c| c.as_table_like_mut()).ok_or(InitError::NoName)?;
+        let cluster =
+            doc.get_mut("cluster").and_then(|c| c.as_table_like_mut()).ok_or(InitError::NoName)?;
         let item = cluster.get_mut("name").ok_or(InitError::NoName)?;
         let decor = item.as_value().map(|v| v.decor().clone());
         let mut value = toml_edit::Value::from(name);
@@ -56,9 +61,9 @@ pub fn instantiate(profile: &Profile, name: Option<&str>, schema_path: &str) -> 
         *item = toml_edit::Item::Value(value);
     }
     let text = doc.to_string();
-    let body = text.strip_prefix("#:schema ").map_or(text.as_str(), |rest| {
-        rest.split_once('\n').map_or("", |(_, after)| after)
-    });
+    let body = text
+        .strip_prefix("#:schema ")
+        .map_or(text.as_str(), |rest| rest.split_once('\n').map_or("", |(_, after)| after));
     Ok(format!("#:schema {schema_path}\n{body}"))
 }
 

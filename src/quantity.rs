@@ -89,7 +89,10 @@ impl fmt::Display for Bytes {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reserved {
     /// `numerator / 10^scale` percent.
-    Percent { numerator: u128, scale: u32 },
+    Percent {
+        numerator: u128,
+        scale: u32,
+    },
     Bytes(Bytes),
 }
 

@@ -97,7 +97,11 @@ pub fn sh_quote(s: &str) -> String {
 
 /// Text for a comment line: control characters escaped so it cannot end the comment.
 fn oneline_filter(value: Value) -> String {
-    value.to_string().chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+    value
+        .to_string()
+        .chars()
+        .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
+        .collect()
 }
 
 fn ser<T: serde::Serialize>(value: &T) -> Value {
@@ -136,10 +140,8 @@ pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
     }
     if !plan.pools.is_empty() {
         let all_nodes: Vec<String> = plan.pools.iter().flat_map(|p| p.nodes.clone()).collect();
-        let namespace = plan
-            .longhorn
-            .as_ref()
-            .map_or(crate::plan::DEFAULT_NAMESPACE, |l| l.namespace.as_str());
+        let namespace =
+            plan.longhorn.as_ref().map_or(crate::plan::DEFAULT_NAMESPACE, |l| l.namespace.as_str());
         let text = render(
             "nodes.sh.j2",
             context! {

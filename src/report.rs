@@ -27,7 +27,9 @@ pub fn human(diagnostics: &[Diagnostic], source: &Source, color: bool) -> String
                     .annotation(AnnotationKind::Primary.span(source.clamp(span)));
                 for label in &d.labels {
                     snippet = snippet.annotation(
-                        AnnotationKind::Context.span(source.clamp(&label.span)).label(label.text.as_str()),
+                        AnnotationKind::Context
+                            .span(source.clamp(&label.span))
+                            .label(label.text.as_str()),
                     );
                 }
                 title.element(snippet)
@@ -36,6 +38,9 @@ pub fn human(diagnostics: &[Diagnostic], source: &Source, color: bool) -> String
         };
         if let Some(help) = &d.help {
             group = group.element(Level::HELP.message(help.as_str()));
+        }
+        if let Some(note) = &d.note {
+            group = group.element(Level::NOTE.message(note.as_str()));
         }
         let report: [Group<'_>; 1] = [group];
         out.push_str(&renderer.render(&report));
@@ -56,6 +61,7 @@ struct JsonDiagnostic<'a> {
     end_column: Option<usize>,
     labels: Vec<JsonLabel>,
     help: Option<&'a str>,
+    note: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -94,6 +100,7 @@ pub fn json(diagnostics: &[Diagnostic], source: &Source) -> String {
                 })
                 .collect(),
             help: d.help.as_deref(),
+            note: d.note.as_deref(),
         };
         out.push_str(&serde_json::to_string(&record).unwrap_or_default());
         out.push('\n');

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::model::ClusterFile;
 use crate::names;
-use crate::parse::Parsed;
+use crate::parse::{Parsed, Special, SpecialKind};
 
 /// Where the schema is published; also its `$id`.
 pub const SCHEMA_ID: &str =
@@ -88,7 +88,118 @@ pub fn validate(parsed: &Parsed) -> Vec<Diagnostic> {
             None,
         )];
     };
-    validator.iter_errors(&parsed.tree).map(|e| to_diagnostic(&e, parsed)).collect()
+    let dates: Vec<&str> = parsed
+        .specials
+        .iter()
+        .filter(|s| s.kind == SpecialKind::Datetime)
+        .map(|s| s.pointer.as_str())
+        .collect();
+    let mut out: Vec<Diagnostic> = validator
+        .iter_errors(&parsed.tree)
+        .filter(|e| !dates.contains(&e.instance_path().as_str()))
+        .map(|e| to_diagnostic(&e, parsed))
+        .collect();
+    out.extend(parsed.specials.iter().filter_map(special));
+    out
+}
+
+/// Dates anywhere, and floats where an integer belongs (JSON Schema counts `3.0` as one).
+fn special(s: &Special) -> Option<Diagnostic> {
+    let sub = schema_at(&s.pointer)?;
+    let key = key_name(&s.pointer);
+    match s.kind {
+        SpecialKind::Datetime => Some(Diagnostic::error(
+            Message::WrongType { key, expected: accepted(sub), found: "a date or time".into() },
+            s.span.clone(),
+        )),
+        SpecialKind::Float(f)
+            if sub.get("type").is_some_and(|t| t == "integer") && f.fract() == 0.0 =>
+        {
+            Some(
+                Diagnostic::error(
+                    Message::WrongType {
+                        key,
+                        expected: "an integer".into(),
+                        found: format!("a float ({f:?})"),
+                    },
+                    s.span.clone(),
+                )
+                .with_help(format!("write {}", f as i64)),
+            )
+        }
+        SpecialKind::Float(_) => None,
+    }
+}
+
+/// The subschema that applies at an instance pointer, following `$ref`, `properties`,
+/// `additionalProperties` and `items`.
+pub fn schema_at(pointer: &str) -> Option<&'static Value> {
+    let root = schema();
+    let resolve = |mut s: &'static Value| {
+        while let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            s = root.pointer(r.strip_prefix('#')?)?;
+        }
+        Some(s)
+    };
+    let mut current = resolve(root)?;
+    for segment in pointer.split('/').skip(1) {
+        let segment = unescape(segment);
+        let next = current
+            .get("properties")
+            .and_then(|p| p.get(&segment))
+            .or_else(|| current.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| current.get("items").filter(|_| segment.parse::<usize>().is_ok()))?;
+        current = resolve(next)?;
+    }
+    Some(current)
+}
+
+/// "a string", "a boolean or a number": what a schema accepts, in words.
+fn accepted(schema: &Value) -> String {
+    let word = |t: &str| match t {
+        "integer" => "an integer",
+        "number" => "a number",
+        "boolean" => "a boolean",
+        "string" => "a string",
+        "array" => "an array",
+        "object" => "a table",
+        _ => "a value",
+    };
+    let mut types: Vec<&str> = vec![];
+    let mut collect = |s: &Value| match s.get("type") {
+        Some(Value::String(t)) => types.push(word(t)),
+        Some(Value::Array(ts)) => types.extend(ts.iter().filter_map(Value::as_str).map(word)),
+        _ => {}
+    };
+    collect(schema);
+    for branch in schema.get("anyOf").and_then(Value::as_array).into_iter().flatten() {
+        collect(branch);
+    }
+    types.dedup();
+    match types.as_slice() {
+        [] => "a value".into(),
+        [one] => (*one).into(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// "25GB" → a hint at the two quantities the user may have meant.
+fn quantity_hint(value: &str) -> Option<String> {
+    let v = value.trim();
+    let (number, unit) = v.split_at(v.find(|c: char| !c.is_ascii_digit() && c != '.')?);
+    let unit = unit.trim();
+    let prefix = unit.chars().next()?.to_ascii_uppercase();
+    if number.is_empty() || !"KMGTPE".contains(prefix) {
+        return None;
+    }
+    let rest = unit[1..].to_ascii_lowercase();
+    if !matches!(rest.as_str(), "b" | "ib" | "i" | "") {
+        return None;
+    }
+    let decimal = if prefix == 'K' { 'k' } else { prefix };
+    Some(format!(
+        "Kubernetes quantities have no `B`: write \"{number}{decimal}\" (powers of 1000) or \"{number}{prefix}i\" (powers of 1024)"
+    ))
 }
 
 fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Diagnostic {
@@ -117,7 +228,10 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
         ValidationErrorKind::Required { property } => {
             let property = property.as_str().unwrap_or_default().to_string();
             let span = if pointer.is_empty() { None } else { index.key_span(pointer) };
-            Diagnostic::error(Message::MissingKey { key: property, table: table_name(pointer) }, span)
+            Diagnostic::error(
+                Message::MissingKey { key: property, table: table_name(pointer) },
+                span,
+            )
         }
         ValidationErrorKind::Type { kind } => Diagnostic::error(
             Message::WrongType { key, expected: expected_types(kind), found: describe(found) },
@@ -155,15 +269,42 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
             }
             d
         }
-        ValidationErrorKind::Pattern { pattern } => Diagnostic::error(
-            Message::InvalidFormat {
-                key,
-                value: found.to_string(),
-                expected: names::explain_pattern(pattern)
+        ValidationErrorKind::Pattern { pattern } => {
+            let mut d = Diagnostic::error(
+                Message::InvalidFormat {
+                    key,
+                    value: found.to_string(),
+                    expected: names::explain_pattern(pattern)
+                        .map_or_else(|| format!("matching `{pattern}`"), str::to_string),
+                },
+                value_span,
+            );
+            let is_size = pattern == names::QUANTITY.pattern || pattern == names::RESERVED.pattern;
+            if let (true, Some(s)) = (is_size, found.as_str()) {
+                d.help = quantity_hint(s);
+            }
+            d
+        }
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            let name = inner.instance().as_str().map(str::to_string).unwrap_or_default();
+            let child = format!("{pointer}/{}", crate::parse::escape_segment(&name));
+            let expected = match inner.kind() {
+                ValidationErrorKind::Pattern { pattern } => names::explain_pattern(pattern)
                     .map_or_else(|| format!("matching `{pattern}`"), str::to_string),
-            },
-            value_span,
-        ),
+                ValidationErrorKind::MaxLength { limit } => {
+                    format!("at most {limit} characters long")
+                }
+                _ => inner.to_string(),
+            };
+            Diagnostic::error(
+                Message::InvalidFormat {
+                    key: format!("{} key", key.trim_end_matches('s')),
+                    value: Value::String(name).to_string(),
+                    expected,
+                },
+                index.key_span(&child),
+            )
+        }
         ValidationErrorKind::MaxLength { limit } => Diagnostic::error(
             Message::InvalidFormat {
                 key,
@@ -172,31 +313,35 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
             },
             value_span,
         ),
-        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::ExclusiveMinimum { limit } => {
-            Diagnostic::error(
-                Message::OutOfRange {
-                    key,
-                    value: found.to_string(),
-                    bound: format!("below the minimum of {limit}"),
-                },
-                value_span,
-            )
-        }
-        ValidationErrorKind::Maximum { limit } | ValidationErrorKind::ExclusiveMaximum { limit } => {
-            Diagnostic::error(
-                Message::OutOfRange {
-                    key,
-                    value: found.to_string(),
-                    bound: format!("above the maximum of {limit}"),
-                },
-                value_span,
-            )
-        }
+        ValidationErrorKind::Minimum { limit }
+        | ValidationErrorKind::ExclusiveMinimum { limit } => Diagnostic::error(
+            Message::OutOfRange {
+                key,
+                value: found.to_string(),
+                bound: format!("below the minimum of {limit}"),
+            },
+            value_span,
+        ),
+        ValidationErrorKind::Maximum { limit }
+        | ValidationErrorKind::ExclusiveMaximum { limit } => Diagnostic::error(
+            Message::OutOfRange {
+                key,
+                value: found.to_string(),
+                bound: format!("above the maximum of {limit}"),
+            },
+            value_span,
+        ),
         ValidationErrorKind::MinItems { limit } => Diagnostic::error(
             Message::OutOfRange {
                 key,
-                value: format!("a list of {}", found.as_array().map_or(0, Vec::len)),
-                bound: format!("it needs at least {limit} item{}", if *limit == 1 { "" } else { "s" }),
+                value: match found.as_array().map_or(0, Vec::len) {
+                    0 => "empty".to_string(),
+                    n => format!("a list of {n}"),
+                },
+                bound: format!(
+                    "it needs at least {limit} item{}",
+                    if *limit == 1 { "" } else { "s" }
+                ),
             },
             value_span,
         ),
@@ -276,6 +421,26 @@ pub fn describe(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schema_at_follows_refs_and_items() {
+        assert_eq!(schema_at("/pool/0/disk/1/size").unwrap()["pattern"], names::QUANTITY.pattern);
+        assert_eq!(schema_at("/storage_class/0/replicas").unwrap()["type"], "integer");
+        assert!(schema_at("/longhorn/settings/anything").is_some());
+        assert!(schema_at("/nope").is_none());
+    }
+
+    #[test]
+    fn quantity_hints_fix_units() {
+        assert_eq!(
+            quantity_hint("25GB").as_deref(),
+            Some(
+                "Kubernetes quantities have no `B`: write \"25G\" (powers of 1000) or \"25Gi\" (powers of 1024)"
+            )
+        );
+        assert!(quantity_hint("25 GiB").is_some());
+        assert!(quantity_hint("lots").is_none());
+    }
 
     #[test]
     fn names_follow_toml_notation() {

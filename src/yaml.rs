@@ -30,7 +30,9 @@ pub fn quote(s: &str) -> String {
 
 fn needs_escape(c: char) -> bool {
     let n = c as u32;
-    n < 0x20 || (0x7f..=0x9f).contains(&n) || matches!(n, 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff)
+    n < 0x20
+        || (0x7f..=0x9f).contains(&n)
+        || matches!(n, 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff)
 }
 
 /// Parses a stream of YAML documents into JSON values; comments and empty documents vanish.

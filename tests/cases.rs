@@ -1,6 +1,7 @@
 //! Golden cases: `tests/cases/<name>/cluster.toml` is built with `lhc build cluster.toml -o out`
 //! and the whole output tree must equal `tests/cases/<name>/out/`; warnings must equal
 //! `stderr` (empty when absent). `LHC_BLESS=1 cargo test --test cases` rewrites the goldens.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 
@@ -47,7 +48,10 @@ fn golden_cases() {
             for doc in yaml_docs(text) {
                 if doc.get("apiVersion").is_some() {
                     if let Err(e) = validate_k8s(&doc, &kubernetes) {
-                        panic!("{}: {path} is not valid for Kubernetes {kubernetes}: {e:?}", dir.display());
+                        panic!(
+                            "{}: {path} is not valid for Kubernetes {kubernetes}: {e:?}",
+                            dir.display()
+                        );
                     }
                 }
             }

@@ -1,5 +1,6 @@
 //! The command line contract: commands, exit codes, the shipped schema, the committed `out/`,
 //! determinism, and all-or-nothing writes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 
@@ -9,6 +10,9 @@ use common::{Test, profile, read, read_tree, repo, yaml_docs};
 fn the_shipped_schema_is_what_lhc_schema_prints() {
     let out = Test::new().run_args(&["schema"]);
     out.code(0);
+    if common::bless() {
+        std::fs::write(repo().join("schemas/cluster.schema.json"), &out.stdout).unwrap();
+    }
     let shipped = read(repo().join("schemas/cluster.schema.json"));
     assert!(
         shipped == out.stdout,
@@ -24,7 +28,11 @@ fn profiles_point_editors_at_the_schema_and_compile() {
     for entry in std::fs::read_dir(repo().join("profiles")).unwrap() {
         let path = entry.unwrap().path();
         let text = read(&path);
-        assert!(text.starts_with("#:schema ../schemas/cluster.schema.json\n"), "{}", path.display());
+        assert!(
+            text.starts_with("#:schema ../schemas/cluster.schema.json\n"),
+            "{}",
+            path.display()
+        );
         let out = Test::new().file("p.toml", &text).run_args(&["check", "p.toml"]);
         out.code(0);
         assert!(out.stderr.is_empty(), "{}: {}", path.display(), out.stderr);
@@ -51,6 +59,14 @@ fn committed_out_is_what_build_writes() {
     args.extend(profiles.iter().cloned());
     t.run_args(&args).code(0);
     let fresh = t.tree("out");
+    if common::bless() {
+        let _ = std::fs::remove_dir_all(repo().join("out"));
+        for (rel, text) in &fresh {
+            let p = repo().join("out").join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+    }
     let committed = read_tree(&repo().join("out"));
     assert!(
         fresh == committed,
@@ -118,7 +134,10 @@ fn render_prints_only_the_manifests() {
     assert!(out.stderr.is_empty());
     let docs = yaml_docs(&out.stdout);
     let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["longhorn-fast", "longhorn-fast-xfs", "longhorn-fast-2", "longhorn-fast-2-xfs"]);
+    assert_eq!(
+        names,
+        ["longhorn-fast", "longhorn-fast-xfs", "longhorn-fast-2", "longhorn-fast-2-xfs"]
+    );
     let bad = t.run_args(&["render", "bad.toml"]);
     bad.code(1);
     assert!(bad.stdout.is_empty());
@@ -153,7 +172,8 @@ fn versions_lists_charts_and_kubernetes() {
     out.code(0);
     assert!(out.stdout.contains("1.6.4, 1.7.3, 1.8.2, 1.9.2, 1.10.2, 1.11.3, 1.12.1"));
     assert!(out.stdout.contains("1.25 to 1.37"));
-    let json: serde_json::Value = serde_json::from_str(&t.run_args(&["versions", "--json"]).stdout).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&t.run_args(&["versions", "--json"]).stdout).unwrap();
     assert_eq!(json["longhorn"]["default"], "1.12.1");
     assert_eq!(json["kubernetes"]["versions"].as_array().unwrap().len(), 13);
 }
@@ -174,7 +194,11 @@ fn build_check_reports_a_stale_tree() {
     assert!(!t.path().join("out").exists(), "--check writes nothing");
     t.run_args(&["build", "c.toml"]).code(0);
     t.run_args(&["build", "--check", "c.toml"]).code(0);
-    std::fs::write(t.path().join("c.toml"), profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3")).unwrap();
+    std::fs::write(
+        t.path().join("c.toml"),
+        profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3"),
+    )
+    .unwrap();
     let out = t.run_args(&["build", "--check", "c.toml"]);
     out.code(1);
     assert!(out.stdout.contains("changed  storageclasses.yaml"), "{}", out.stdout);
@@ -187,19 +211,29 @@ fn build_refuses_to_overwrite_hand_edits_until_forced() {
     let sc = t.path().join("out/prod-fsn1/storageclasses.yaml");
     std::fs::write(&sc, "# my edit\n").unwrap();
     std::fs::write(t.path().join("out/prod-fsn1/notes.md"), "mine").unwrap();
-    std::fs::write(t.path().join("c.toml"), profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3")).unwrap();
+    std::fs::write(
+        t.path().join("c.toml"),
+        profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3"),
+    )
+    .unwrap();
     let out = t.run_args(&["build", "c.toml"]);
     out.code(1);
     assert!(out.stderr.contains("storageclasses.yaml was edited by hand"), "{}", out.stderr);
     assert_eq!(read(&sc), "# my edit\n", "nothing written");
     t.run_args(&["build", "c.toml", "--force"]).code(0);
     assert!(read(&sc).contains("longhorn-fast"));
-    assert_eq!(read(t.path().join("out/prod-fsn1/notes.md")), "mine", "files lhc never wrote are never touched");
+    assert_eq!(
+        read(t.path().join("out/prod-fsn1/notes.md")),
+        "mine",
+        "files lhc never wrote are never touched"
+    );
 }
 
 #[test]
 fn two_clusters_with_one_name_are_an_error() {
-    let t = Test::new().file("a.toml", &profile("hcloud-longhorn")).file("b.toml", &profile("hcloud-longhorn"));
+    let t = Test::new()
+        .file("a.toml", &profile("hcloud-longhorn"))
+        .file("b.toml", &profile("hcloud-longhorn"));
     let out = t.run_args(&["build", "a.toml", "b.toml", "--color", "never"]);
     out.code(1);
     assert!(out.stderr.contains("error[output-collision]"), "{}", out.stderr);
@@ -214,13 +248,21 @@ fn a_failed_write_leaves_the_previous_tree_intact() {
     let t = Test::new().file("a.toml", &profile("hcloud-longhorn")).file("b.toml", &second);
     t.run_args(&["build", "a.toml"]).code(0);
     let before = t.tree("out");
-    std::fs::write(t.path().join("a.toml"), profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3")).unwrap();
+    std::fs::write(
+        t.path().join("a.toml"),
+        profile("hcloud-longhorn").replace("replicas = 2", "replicas = 3"),
+    )
+    .unwrap();
     std::fs::write(t.path().join("out/metal-lab"), "in the way").unwrap();
     let out = t.run_args(&["build", "a.toml", "b.toml"]);
     assert_ne!(out.code, 0, "{}", out.stdout);
     let mut after = t.tree("out");
     after.remove("metal-lab");
     assert_eq!(before, after);
-    let leftovers: Vec<String> = read_tree(&t.path().join("out")).into_keys().filter(|k| k.contains(".lhc-")).filter(|k| !k.ends_with(".lhc-manifest.json")).collect();
+    let leftovers: Vec<String> = read_tree(&t.path().join("out"))
+        .into_keys()
+        .filter(|k| k.contains(".lhc-"))
+        .filter(|k| !k.ends_with(".lhc-manifest.json"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }

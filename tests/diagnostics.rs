@@ -1,6 +1,7 @@
 //! One pinned example per diagnostic code: `tests/diagnostics/<code>.toml` (or a folder
 //! `<code>/` of several files), checked with `lhc check`, and the full rendered message in
 //! `<code>.stderr`. `LHC_BLESS=1 cargo test --test diagnostics` rewrites the `.stderr` files.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 
@@ -55,7 +56,8 @@ fn pinned_messages_match() {
         let marker_error = format!("error[{code}]");
         let marker_warning = format!("warning[{code}]");
         if !out.stderr.contains(&marker_error) && !out.stderr.contains(&marker_warning) {
-            failures.push(format!("{code}: the example does not produce `{code}`:\n{}", out.stderr));
+            failures
+                .push(format!("{code}: the example does not produce `{code}`:\n{}", out.stderr));
             continue;
         }
         let expected_code = if out.stderr.contains("error[") { 1 } else { 0 };

@@ -1,6 +1,7 @@
 //! No input makes lhc panic: every truncation and thousands of byte mutations of the shipped
 //! profiles and golden cases go through the whole pipeline (in process, for speed), and a sample
 //! through the real binary, which must answer 0 or 1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 
@@ -42,10 +43,42 @@ impl Rng {
 }
 
 const INTERESTING: &[&[u8]] = &[
-    b"\"", b"'", b"[", b"]", b"[[", b"{", b"}", b"=", b"\n", b"#", b".", b",", b"0", b"-1",
-    b"99999999999999999999", b"1e308", b"nan", b"inf", b"true", b"\"\"", b"\\u0000", b"\xff",
-    b"\xc3", b"\t", b"\r\n", b"1979-05-27", b"\"Ti\"", b"\"0%\"", b"\"100%\"", b"\"1Ei\"",
-    b"\"16Ei\"", b"\"0.5\"", b"[[pool]]", b"[[pool.disk]]", b"[longhorn.settings]", b"{ v1 = 1 }",
+    b"\"",
+    b"'",
+    b"[",
+    b"]",
+    b"[[",
+    b"{",
+    b"}",
+    b"=",
+    b"\n",
+    b"#",
+    b".",
+    b",",
+    b"0",
+    b"-1",
+    b"99999999999999999999",
+    b"1e308",
+    b"nan",
+    b"inf",
+    b"true",
+    b"\"\"",
+    b"\\u0000",
+    b"\xff",
+    b"\xc3",
+    b"\t",
+    b"\r\n",
+    b"1979-05-27",
+    b"\"Ti\"",
+    b"\"0%\"",
+    b"\"100%\"",
+    b"\"1Ei\"",
+    b"\"16Ei\"",
+    b"\"0.5\"",
+    b"[[pool]]",
+    b"[[pool.disk]]",
+    b"[longhorn.settings]",
+    b"{ v1 = 1 }",
 ];
 
 fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {

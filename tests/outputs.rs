@@ -1,6 +1,7 @@
 //! What lhc writes, checked with the real tools and data: Kubernetes API schemas of every
 //! supported version, the Longhorn charts' own values files, YAML parsers, bash, shellcheck,
 //! and nodes.sh run against a stand-in kubectl that records its arguments.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
 
@@ -79,7 +80,8 @@ fn values_hold_only_keys_of_the_target_chart() {
         for base in [profile("hcloud-longhorn"), profile("generic-bare-metal")] {
             let mut toml = with(&base, "longhorn", "version", &chart.version);
             if !toml.contains("[longhorn.backup]") {
-                toml = toml.replace("[longhorn.settings]", &format!("{backup}\n[longhorn.settings]"));
+                toml =
+                    toml.replace("[longhorn.settings]", &format!("{backup}\n[longhorn.settings]"));
             }
             // Settings that exist in this version only.
             let mut doc: toml_edit::DocumentMut = toml.parse().unwrap();
@@ -100,7 +102,10 @@ fn values_hold_only_keys_of_the_target_chart() {
 
 /// Renders `defaultSettings` the way the chart's `default-setting.yaml` template does for this
 /// version, and parses the result as the Longhorn manager would.
-fn chart_renders(version: &str, settings: &serde_json::Map<String, Value>) -> BTreeMap<String, Value> {
+fn chart_renders(
+    version: &str,
+    settings: &serde_json::Map<String, Value>,
+) -> BTreeMap<String, Value> {
     let chart = longhorn::chart(version).unwrap();
     let go_quote = |s: &str| serde_json::to_string(s).unwrap();
     let text_of = |v: &Value| match v {
@@ -127,8 +132,12 @@ fn the_charts_templates_read_every_setting_back() {
     // The adversarial case on every chart whose settings it can express.
     let case = read(repo().join("tests/cases/adversarial-text/cluster.toml"));
     for chart in longhorn::charts() {
-        let mut doc: toml_edit::DocumentMut = with(&case, "longhorn", "version", &chart.version).parse().unwrap();
-        doc["longhorn"]["settings"].as_table_mut().unwrap().retain(|k, _| chart.settings.contains_key(k));
+        let mut doc: toml_edit::DocumentMut =
+            with(&case, "longhorn", "version", &chart.version).parse().unwrap();
+        doc["longhorn"]["settings"]
+            .as_table_mut()
+            .unwrap()
+            .retain(|k, _| chart.settings.contains_key(k));
         let toml = doc.to_string();
         let tree = build(&toml);
         let values = yaml_docs(&tree["longhorn-values.yaml"]).remove(0);
@@ -161,9 +170,11 @@ fn per_engine_settings_reach_longhorn_as_json_with_string_values() {
     let values = yaml_docs(&tree["longhorn-values.yaml"]).remove(0);
     let settings = values["defaultSettings"].as_object().unwrap();
     let seen = chart_renders("1.12.1", settings);
-    let replicas: Value = serde_json::from_str(seen["default-replica-count"].as_str().unwrap()).unwrap();
+    let replicas: Value =
+        serde_json::from_str(seen["default-replica-count"].as_str().unwrap()).unwrap();
     assert_eq!(replicas, json!({"v1": "2", "v2": "2"}));
-    let memory: Value = serde_json::from_str(seen["data-engine-memory-size"].as_str().unwrap()).unwrap();
+    let memory: Value =
+        serde_json::from_str(seen["data-engine-memory-size"].as_str().unwrap()).unwrap();
     assert_eq!(memory, json!({"v2": "4096"}));
     assert_eq!(seen["engine-replica-timeout"], json!("10"));
 }
@@ -209,8 +220,16 @@ fn nodes_sh_passes_bash_n_and_shellcheck() {
         let t = Test::new().file("nodes.sh", &text);
         let script = t.path().join("nodes.sh");
         let bash = std::process::Command::new("bash").arg("-n").arg(&script).output().unwrap();
-        assert!(bash.status.success(), "{name}: bash -n: {}", String::from_utf8_lossy(&bash.stderr));
-        let sc = std::process::Command::new("shellcheck").arg("--severity=style").arg(&script).output().unwrap();
+        assert!(
+            bash.status.success(),
+            "{name}: bash -n: {}",
+            String::from_utf8_lossy(&bash.stderr)
+        );
+        let sc = std::process::Command::new("shellcheck")
+            .arg("--severity=style")
+            .arg(&script)
+            .output()
+            .unwrap();
         assert!(
             sc.status.success(),
             "{name}: shellcheck:\n{}",
@@ -290,9 +309,11 @@ fn nodes_sh_labels_and_annotates_with_exact_values() {
             value_for(&calls, "label", node, "node.longhorn.io/create-default-disk").as_deref(),
             Some("config")
         );
-        let disks = value_for(&calls, "annotate", node, "node.longhorn.io/default-disks-config").unwrap();
+        let disks =
+            value_for(&calls, "annotate", node, "node.longhorn.io/default-disks-config").unwrap();
         assert_eq!(serde_json::from_str::<Value>(&disks).unwrap(), expected_disks);
-        let tags = value_for(&calls, "annotate", node, "node.longhorn.io/default-node-tags").unwrap();
+        let tags =
+            value_for(&calls, "annotate", node, "node.longhorn.io/default-node-tags").unwrap();
         assert_eq!(serde_json::from_str::<Value>(&tags).unwrap(), json!(["storage"]));
     }
     assert!(stdout.contains("only while a node has no Longhorn disks yet"), "{stdout}");
@@ -323,10 +344,14 @@ fn nodes_sh_passes_hostile_text_as_data() {
     let script = build(&case)["nodes.sh"].clone();
     let (calls, _) = run_script(&script, "", false);
     for node in ["n1", "n2", "n3"] {
-        let disks = value_for(&calls, "annotate", node, "node.longhorn.io/default-disks-config").unwrap();
+        let disks =
+            value_for(&calls, "annotate", node, "node.longhorn.io/default-disks-config").unwrap();
         let disks: Value = serde_json::from_str(&disks).unwrap();
         assert_eq!(disks[0]["path"], json!(path));
-        assert_eq!(value_for(&calls, "label", node, "example.com/role").as_deref(), Some("storage"));
+        assert_eq!(
+            value_for(&calls, "label", node, "example.com/role").as_deref(),
+            Some("storage")
+        );
     }
 }
 
@@ -337,7 +362,8 @@ fn kubectl_kustomize_builds_every_kustomization() {
         let t = Test::new().file("c.toml", &profile(name));
         t.run_args(&["build", "c.toml", "-o", "out"]).code(0);
         let dir = std::fs::read_dir(t.path().join("out")).unwrap().next().unwrap().unwrap().path();
-        let out = std::process::Command::new("kubectl").arg("kustomize").arg(&dir).output().unwrap();
+        let out =
+            std::process::Command::new("kubectl").arg("kustomize").arg(&dir).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let docs = yaml_docs(&String::from_utf8_lossy(&out.stdout));
         let classes = yaml_docs(&read(dir.join("storageclasses.yaml")));

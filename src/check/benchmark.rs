@@ -14,17 +14,20 @@ pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) {
     }
     if let Some(pool) = &bench.pool {
         if !file.pools.iter().any(|p| p.name.as_str() == pool.as_str()) {
-            let mut d = Diagnostic::error(Message::UnknownPool { name: pool.to_string() }, pool.span.clone());
-            d.help = Some(
-                match did_you_mean(pool, file.pools.iter().map(|p| p.name.as_str())) {
-                    Some(m) => format!("did you mean `{m}`?"),
-                    None if file.pools.is_empty() => "declare the pool with `[[pool]]`, or remove `pool`".into(),
-                    None => format!(
-                        "pools in this file: {}",
-                        file.pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                },
+            let mut d = Diagnostic::error(
+                Message::UnknownPool { name: pool.to_string() },
+                pool.span.clone(),
             );
+            d.help = Some(match did_you_mean(pool, file.pools.iter().map(|p| p.name.as_str())) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None if file.pools.is_empty() => {
+                    "declare the pool with `[[pool]]`, or remove `pool`".into()
+                }
+                None => format!(
+                    "pools in this file: {}",
+                    file.pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            });
             out.push(d);
         }
     }

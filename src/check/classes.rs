@@ -13,18 +13,23 @@ use crate::source::Span;
 pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
     if !target.longhorn {
         if let Some(first) = file.storage_classes.first() {
+            let (why, fix) = super::why_no_longhorn(file);
             out.push(
                 Diagnostic::error(
-                    Message::LonghornDisabled { what: "`[[storage_class]]` tables".into() },
+                    Message::LonghornDisabled { what: "`[[storage_class]]` tables".into(), why },
                     first.name.span.clone(),
                 )
-                .with_help("lhc's classes are Longhorn classes; add `[longhorn]`, or name existing classes in `[benchmark] classes`"),
+                .with_help(format!("lhc's classes are Longhorn classes: {fix}, or name classes that already exist in `[benchmark] classes`")),
             );
         }
         return;
     }
     let chart_class = chart_class_is_on(target);
-    duplicates("storage class", file.storage_classes.iter().map(|c| (c.name.as_str(), &c.name.span)), out);
+    duplicates(
+        "storage class",
+        file.storage_classes.iter().map(|c| (c.name.as_str(), &c.name.span)),
+        out,
+    );
     check_defaults(file, chart_class, out);
     let scheduling = Scheduling::new(file);
     if chart_class {
@@ -40,10 +45,14 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         let replicas = class.replicas.as_ref().map_or(3, |r| r.value);
         if let Some(locality) = &class.data_locality {
             if locality.value == DataLocality::StrictLocal && replicas != 1 {
-                let span = class.replicas.as_ref().map_or(locality.span.clone(), |r| r.span.clone());
+                let span =
+                    class.replicas.as_ref().map_or(locality.span.clone(), |r| r.span.clone());
                 out.push(
                     Diagnostic::error(Message::StrictLocalReplicas { replicas }, span)
-                        .with_label(locality.span.clone(), "strict-local keeps the only replica on the pod's node")
+                        .with_label(
+                            locality.span.clone(),
+                            "strict-local keeps the only replica on the pod's node",
+                        )
                         .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
                 );
             }
@@ -53,7 +62,20 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         let tags_ok = check_tags_exist(class, &scheduling, out);
         if tags_ok {
             let span = class.replicas.as_ref().map_or(class.name.span.clone(), |r| r.span.clone());
-            scheduling.check_replicas(&class.name, replicas, &class.disk_tags, &class.node_tags, span, out);
+            let fix = if class.replicas.is_some() {
+                "lower `replicas` to"
+            } else {
+                "set `replicas` (default 3) to"
+            };
+            let ask = Ask {
+                class: class.name.as_str(),
+                replicas,
+                disk_tags: &class.disk_tags,
+                node_tags: &class.node_tags,
+                span,
+                fix,
+            };
+            scheduling.check_replicas(&ask, out);
         }
         if let Some(chart) = target.chart {
             check_parameters(file, class, chart, out);
@@ -93,7 +115,10 @@ fn check_defaults(file: &ClusterFile, chart_class: bool, out: &mut Vec<Diagnosti
                 };
                 out.push(
                     Diagnostic::error(
-                        Message::MultipleDefaults { name: class.name.to_string(), first: name.clone() },
+                        Message::MultipleDefaults {
+                            name: class.name.to_string(),
+                            first: name.clone(),
+                        },
                         default.span.clone(),
                     )
                     .with_label(span.clone(), format!("`{name}` is the default here"))
@@ -104,7 +129,11 @@ fn check_defaults(file: &ClusterFile, chart_class: bool, out: &mut Vec<Diagnosti
     }
 }
 
-fn check_default_class_replicas(file: &ClusterFile, scheduling: &Scheduling, out: &mut Vec<Diagnostic>) {
+fn check_default_class_replicas(
+    file: &ClusterFile,
+    scheduling: &Scheduling,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(longhorn) = file.longhorn.as_ref() else { return };
     let dc = longhorn.default_class.as_ref();
     let replicas = dc.and_then(|d| d.replicas.as_ref());
@@ -112,34 +141,60 @@ fn check_default_class_replicas(file: &ClusterFile, scheduling: &Scheduling, out
         .map(|r| r.span.clone())
         .or_else(|| dc.map(|d| d.span.clone()))
         .unwrap_or_else(|| longhorn.span.clone());
-    let name = Spanned::new(crate::model::DnsLabel("longhorn".into()), span.clone());
-    scheduling.check_replicas(&name, replicas.map_or(3, |r| r.value), &[], &[], span, out);
+    let fix = if replicas.is_some() {
+        "lower `replicas` in `[longhorn.default_class]` to"
+    } else {
+        "set `replicas` in `[longhorn.default_class]` (default 3) to"
+    };
+    let ask = Ask {
+        class: "longhorn",
+        replicas: replicas.map_or(3, |r| r.value),
+        disk_tags: &[],
+        node_tags: &[],
+        span,
+        fix,
+    };
+    scheduling.check_replicas(&ask, out);
 }
 
 fn check_tags_exist(class: &StorageClass, s: &Scheduling, out: &mut Vec<Diagnostic>) -> bool {
     let mut ok = true;
-    for (tags, known, kind) in [
-        (&class.disk_tags, &s.disk_tags, "disk"),
-        (&class.node_tags, &s.node_tags, "pool"),
-    ] {
+    for (tags, known, kind) in
+        [(&class.disk_tags, &s.disk_tags, "disk"), (&class.node_tags, &s.node_tags, "pool")]
+    {
         for tag in tags.iter() {
             if known.contains(tag.as_str()) {
                 continue;
             }
             ok = false;
-            let mut d = Diagnostic::error(Message::UnknownTag { tag: tag.to_string(), kind }, tag.span.clone());
+            let mut d = Diagnostic::error(
+                Message::UnknownTag { tag: tag.to_string(), kind },
+                tag.span.clone(),
+            );
             d.help = Some(match did_you_mean(tag, known.iter().map(String::as_str)) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None if known.is_empty() => format!(
                     "no {kind} declares tags; Longhorn fails every volume of this class with \"specified {} tag does not exist\"",
                     if kind == "disk" { "disk" } else { "node" }
                 ),
-                None => format!("{kind} tags in this file: {}", list(&known.iter().collect::<Vec<_>>())),
+                None => {
+                    format!("{kind} tags in this file: {}", list(&known.iter().collect::<Vec<_>>()))
+                }
             });
             out.push(d);
         }
     }
     ok
+}
+
+/// A class's replica count and selectors, and how to fix a count that is too high.
+struct Ask<'a> {
+    class: &'a str,
+    replicas: u32,
+    disk_tags: &'a [Spanned<Tag>],
+    node_tags: &'a [Spanned<Tag>],
+    span: Span,
+    fix: &'a str,
 }
 
 /// Which nodes can hold a replica of a class, from the pools' disks and tags.
@@ -203,15 +258,9 @@ impl<'a> Scheduling<'a> {
             .sum()
     }
 
-    fn check_replicas(
-        &self,
-        class: &Spanned<crate::model::DnsLabel>,
-        replicas: u32,
-        disk_tags: &[Spanned<Tag>],
-        node_tags: &[Spanned<Tag>],
-        span: Span,
-        out: &mut Vec<Diagnostic>,
-    ) {
+    fn check_replicas(&self, ask: &Ask<'_>, out: &mut Vec<Diagnostic>) {
+        let Ask { class, replicas, disk_tags, node_tags, fix, .. } = *ask;
+        let span = ask.span.clone();
         if self.file.pools.is_empty() {
             return; // lhc knows no nodes at all
         }
@@ -219,7 +268,12 @@ impl<'a> Scheduling<'a> {
         if replicas as usize <= eligible {
             return;
         }
-        let message = Message::TooManyReplicas { class: class.to_string(), replicas, eligible };
+        let message = Message::TooManyReplicas {
+            class: class.to_string(),
+            replicas,
+            eligible,
+            known: !self.exhaustive,
+        };
         let mut selector = vec![];
         if !disk_tags.is_empty() {
             selector.push(format!("a schedulable disk tagged {}", list(disk_tags)));
@@ -234,21 +288,28 @@ impl<'a> Scheduling<'a> {
         };
         let d = if self.soft_anti_affinity || !self.exhaustive {
             let why = if self.soft_anti_affinity {
-                "`replicaSoftAntiAffinity = true` lets Longhorn put several replicas on one node, which then takes them all down together"
+                "`replicaSoftAntiAffinity = true` lets Longhorn put several replicas on one node, which then takes them all down together".to_string()
             } else {
-                "no pool declares disks, so Longhorn gives every node of the cluster a default disk and lhc only knows the nodes listed here"
+                format!(
+                    "no pool declares disks, so Longhorn gives every node a default disk; if the cluster has no more nodes than these, {fix} {eligible}"
+                )
             };
             Diagnostic::warning(message, span).with_help(why)
         } else {
             Diagnostic::error(message, span).with_help(format!(
-                "volumes would stay Degraded: each replica needs its own node with {which}; lower `replicas` to {eligible} or add such nodes"
+                "volumes would stay Degraded: each replica needs its own node with {which}; {fix} {eligible}, or add such nodes"
             ))
         };
         out.push(d);
     }
 }
 
-fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out: &mut Vec<Diagnostic>) {
+fn check_parameters(
+    file: &ClusterFile,
+    class: &StorageClass,
+    chart: &Chart,
+    out: &mut Vec<Diagnostic>,
+) {
     let known = longhorn::parameters();
     for (key, value) in &class.parameters {
         let k = key.as_str();
@@ -256,15 +317,24 @@ fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out
             (k.eq_ignore_ascii_case("fstype")).then(|| known.typed.get("fsType")).flatten()
         }) {
             out.push(
-                Diagnostic::error(Message::TypedParameter { key: key.value.clone(), typed: t.key.clone() }, key.span.clone())
-                    .with_help(format!("set `{}` on the class instead; lhc writes `{k}` from it", t.key)),
+                Diagnostic::error(
+                    Message::TypedParameter { key: key.value.clone(), typed: t.key.clone() },
+                    key.span.clone(),
+                )
+                .with_help(format!(
+                    "set `{}` on the class instead; lhc writes `{k}` from it",
+                    t.key
+                )),
             );
             continue;
         }
         if known.driver.contains_key(k) {
             out.push(
-                Diagnostic::error(Message::DriverParameter { key: key.value.clone() }, key.span.clone())
-                    .with_help("the driver derives it from the PVC; remove it"),
+                Diagnostic::error(
+                    Message::DriverParameter { key: key.value.clone() },
+                    key.span.clone(),
+                )
+                .with_help("the driver derives it from the PVC; remove it"),
             );
             continue;
         }
@@ -273,7 +343,10 @@ fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out
         }
         let Some(param) = known.param.get(k) else {
             let candidates = known.param.keys().chain(known.typed.keys()).map(String::as_str);
-            let mut d = Diagnostic::error(Message::UnknownParameter { key: key.value.clone() }, key.span.clone());
+            let mut d = Diagnostic::error(
+                Message::UnknownParameter { key: key.value.clone() },
+                key.span.clone(),
+            );
             d.help = Some(match did_you_mean(k, candidates) {
                 Some(m) => format!("did you mean `{m}`? The driver silently ignores unknown keys"),
                 None => "the driver silently ignores unknown keys; see the Longhorn StorageClass parameter reference".into(),
@@ -285,10 +358,16 @@ fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out
         if chart.minor < since {
             out.push(
                 Diagnostic::error(
-                    Message::ParameterNotInVersion { key: key.value.clone(), since: since.to_string(), version: chart.version.clone() },
+                    Message::ParameterNotInVersion {
+                        key: key.value.clone(),
+                        since: since.to_string(),
+                        version: chart.version.clone(),
+                    },
                     key.span.clone(),
                 )
-                .with_help("older drivers silently ignore it; raise `[longhorn] version` or remove it"),
+                .with_help(
+                    "older drivers silently ignore it; raise `[longhorn] version` or remove it",
+                ),
             );
             continue;
         }
@@ -299,17 +378,18 @@ fn check_parameters(file: &ClusterFile, class: &StorageClass, chart: &Chart, out
             ));
             continue;
         }
-        if k == "dataEngine" && value.as_str() == "v2" && !bool_setting(file, "v2DataEngine", false) {
+        if k == "dataEngine" && value.as_str() == "v2" && !bool_setting(file, "v2DataEngine", false)
+        {
             out.push(
                 Diagnostic::error(
-                    Message::ParameterValue {
+                    Message::ParameterNeedsSetting {
                         key: key.value.clone(),
                         value: quoted(value),
-                        expected: "usable while the v2 data engine is off".into(),
+                        setting: "v2DataEngine = true".into(),
                     },
                     value.span.clone(),
                 )
-                .with_help("set `v2DataEngine = true` in `[longhorn.settings]` (it also needs block disks and hugepages)"),
+                .with_help("set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs block-type disks and hugepages"),
             );
         }
     }
@@ -331,19 +411,15 @@ fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Opt
             format!("one of {}", values.iter().map(|v| quoted(v)).collect::<Vec<_>>().join(", "))
         }),
         ParameterKind::JsonArray => formats::recurring_job_selector(value).err(),
-        ParameterKind::JsonObject => {
-            match serde_json::from_str::<serde_json::Value>(value) {
-                Ok(serde_json::Value::Object(_)) => None,
-                _ => Some("a JSON object".into()),
-            }
-        }
+        ParameterKind::JsonObject => match serde_json::from_str::<serde_json::Value>(value) {
+            Ok(serde_json::Value::Object(_)) => None,
+            _ => Some("a JSON object".into()),
+        },
         ParameterKind::TagList => value
             .split(',')
             .any(|t| !crate::names::is_tag(t))
             .then(|| "a comma-separated list of tags, without spaces".into()),
         ParameterKind::TolerationList => formats::check(Format::TolerationList, value).err(),
-        ParameterKind::NodeSelectorList => {
-            formats::check(Format::NodeSelectorList, value).err()
-        }
+        ParameterKind::NodeSelectorList => formats::check(Format::NodeSelectorList, value).err(),
     }
 }

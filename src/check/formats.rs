@@ -14,9 +14,9 @@ pub(super) fn check(format: Format, value: &str) -> Result<(), String> {
         Format::Cron => cron(value),
         Format::NetworkAttachment => {
             value.is_empty()
-                || value
-                    .split_once('/')
-                    .is_some_and(|(ns, name)| names::is_dns_label(ns) && names::is_dns_subdomain(name))
+                || value.split_once('/').is_some_and(|(ns, name)| {
+                    names::is_dns_label(ns) && names::is_dns_subdomain(name)
+                })
         }
         Format::OrphanList => {
             value.is_empty() || value.split(';').all(|v| matches!(v, "replica-data" | "instance"))
@@ -37,12 +37,23 @@ pub(super) fn expected(format: Format) -> &'static str {
     }
 }
 
+pub(super) fn example(format: Format) -> &'static str {
+    match format {
+        Format::TolerationList => "storage=true:NoSchedule;dedicated:NoExecute",
+        Format::NodeSelectorList => "node-role.kubernetes.io/storage:true",
+        Format::Cron => "0 0 */7 * *",
+        Format::NetworkAttachment => "kube-system/storage-net",
+        Format::OrphanList => "replica-data;instance",
+    }
+}
+
 fn toleration(item: &str) -> bool {
     let Some((left, effect)) = item.rsplit_once(':') else { return false };
     if !EFFECTS.contains(&effect) {
         return false;
     }
-    let key = left.split_once('=').map_or(left, |(k, v)| if names::is_label_value(v) { k } else { "" });
+    let key =
+        left.split_once('=').map_or(left, |(k, v)| if names::is_label_value(v) { k } else { "" });
     names::is_label_key(key)
 }
 
@@ -69,7 +80,8 @@ fn cron(value: &str) -> bool {
 pub(super) fn recurring_job_selector(value: &str) -> Result<(), String> {
     const EXPECTED: &str =
         "a JSON array of {\"name\": \"<job or group>\", \"isGroup\": true|false} objects";
-    let parsed: serde_json::Value = serde_json::from_str(value).map_err(|_| EXPECTED.to_string())?;
+    let parsed: serde_json::Value =
+        serde_json::from_str(value).map_err(|_| EXPECTED.to_string())?;
     let items = parsed.as_array().ok_or(EXPECTED)?;
     let ok = items.iter().all(|item| {
         item.as_object().is_some_and(|o| {

@@ -23,8 +23,11 @@ use crate::quantity::Bytes;
 pub struct Facts {
     pub provider: Provider,
     pub kubernetes: Minor,
-    /// The Longhorn chart targeted; `None` when Longhorn is disabled.
+    /// The Longhorn chart whose data the rules used; `None` when Longhorn is disabled.
     pub chart: Option<&'static Chart>,
+    /// The chart version to install, as written (it may be a patch release lhc has no table
+    /// of, checked against `chart`).
+    pub chart_version: Option<String>,
     /// Per pool, per disk: resolved size and reserved bytes.
     pub disks: Vec<Vec<DiskFacts>>,
 }
@@ -39,6 +42,7 @@ pub struct DiskFacts {
 pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let target = versions::check(file, &mut out);
+    versions::ignored_keys(file, &target, &mut out);
     let facts_disks = pools::check(file, &target, &mut out);
     if let Some(chart) = target.chart {
         settings::check(file, chart, &mut out);
@@ -50,6 +54,7 @@ pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
         provider: target.provider,
         kubernetes: target.kubernetes,
         chart: target.chart,
+        chart_version: target.chart_version,
         disks: facts_disks,
     };
     (facts, out)
@@ -61,19 +66,30 @@ pub(crate) struct Target {
     pub provider: Provider,
     pub kubernetes: Minor,
     pub chart: Option<&'static Chart>,
+    pub chart_version: Option<String>,
     /// Whether the file has an enabled `[longhorn]` table.
     pub longhorn: bool,
 }
 
+/// Why Longhorn is off, and how to turn it on.
+pub(crate) fn why_no_longhorn(file: &ClusterFile) -> (&'static str, &'static str) {
+    match &file.longhorn {
+        None => ("there is no `[longhorn]` table", "add a `[longhorn]` table"),
+        Some(_) => {
+            ("`[longhorn]` has `enabled = false`", "remove `enabled = false` from `[longhorn]`")
+        }
+    }
+}
+
 /// A boolean from `[longhorn.settings]`, or Longhorn's default.
 pub(crate) fn bool_setting(file: &ClusterFile, key: &str, default: bool) -> bool {
-    file.longhorn
-        .as_ref()
-        .and_then(|l| l.settings.iter().find(|(k, _)| k.value == key))
-        .map_or(default, |(_, v)| match v.value {
+    file.longhorn.as_ref().and_then(|l| l.settings.iter().find(|(k, _)| k.value == key)).map_or(
+        default,
+        |(_, v)| match v.value {
             SettingValue::Bool(b) => b,
             _ => default,
-        })
+        },
+    )
 }
 
 /// An integer from `[longhorn.settings]`, if set.

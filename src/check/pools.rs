@@ -8,7 +8,11 @@ use crate::model::{ClusterFile, Disk, DiskKind, Pool, Provider, Spanned};
 use crate::names;
 use crate::quantity::{Bytes, Reserved};
 
-pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) -> Vec<Vec<DiskFacts>> {
+pub(super) fn check(
+    file: &ClusterFile,
+    target: &Target,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<Vec<DiskFacts>> {
     check_location(file, target, out);
     duplicates("pool", file.pools.iter().map(|p| (p.name.as_str(), &p.name.span)), out);
     duplicates(
@@ -23,8 +27,11 @@ fn check_location(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>
     let Some(location) = &file.cluster.location else { return };
     if target.provider != Provider::Hcloud {
         out.push(
-            Diagnostic::error(Message::HcloudOnly { what: "location".into() }, location.span.clone())
-                .with_help("remove `location`, or set `provider = \"hcloud\"`"),
+            Diagnostic::error(
+                Message::HcloudOnly { what: "location".into() },
+                location.span.clone(),
+            )
+            .with_help("remove `location`, or set `provider = \"hcloud\"`"),
         );
         return;
     }
@@ -53,28 +60,37 @@ fn check_pool(
 ) -> Vec<DiskFacts> {
     let server = check_server_type(file, pool, target, out);
 
-    for (key, _) in &pool.labels.0 {
+    for key in pool.labels.0.keys() {
         check_label_key(key, out);
     }
     duplicates("node tag", pool.node_tags.iter().map(|t| (t.as_str(), &t.span)), out);
 
     if !target.longhorn {
+        let (why, fix) = super::why_no_longhorn(file);
         if let Some(first) = pool.disks.first() {
             out.push(
-                Diagnostic::error(Message::LonghornDisabled { what: "disks".into() }, first.name.span.clone())
-                    .with_help("add `[longhorn]`, or remove the pool's `[[pool.disk]]` tables"),
+                Diagnostic::error(
+                    Message::LonghornDisabled { what: "disks".into(), why },
+                    first.name.span.clone(),
+                )
+                .with_help(format!("{fix}, or remove the pool's `[[pool.disk]]` tables")),
             );
         }
         if let Some(first) = pool.node_tags.first() {
             out.push(
-                Diagnostic::error(Message::LonghornDisabled { what: "node tags".into() }, first.span.clone())
-                    .with_help("node tags are Longhorn node tags; remove `node_tags` or add `[longhorn]`"),
+                Diagnostic::error(
+                    Message::LonghornDisabled { what: "node tags".into(), why },
+                    first.span.clone(),
+                )
+                .with_help(format!("{fix}, or remove `node_tags` (they are Longhorn node tags)")),
             );
         }
     }
 
     duplicates("disk", pool.disks.iter().map(|d| (d.name.as_str(), &d.name.span)), out);
-    duplicates("disk path", pool.disks.iter().map(|d| (d.path.as_str(), &d.path.span)), out);
+    let paths: Vec<(String, &crate::source::Span)> =
+        pool.disks.iter().map(|d| (normalize(&d.path), &d.path.span)).collect();
+    duplicates("disk path", paths.iter().map(|(p, s)| (p.as_str(), *s)), out);
     check_shared_filesystems(pool, out);
 
     let volumes: Vec<&Spanned<Disk>> =
@@ -119,24 +135,39 @@ fn check_server_type(
             Message::UnknownServerType { name: name.to_string() },
             name.span.clone(),
         );
-        d.help = Some(match did_you_mean(name, catalogue.server_types.keys().map(String::as_str)) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!(
-                "known server types (catalogue of {}): {}",
-                catalogue.captured,
-                catalogue.server_types.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
-            ),
-        });
+        d.help =
+            Some(match did_you_mean(name, catalogue.server_types.keys().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "known server types (catalogue of {}): {}",
+                    catalogue.captured,
+                    catalogue
+                        .server_types
+                        .keys()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
         out.push(d);
         return None;
     };
     if let Some(since) = &server.deprecated {
+        let help = match &server.successor {
+            Some(s) => {
+                format!("Hetzner removes deprecated types from sale; its successor is `{s}`")
+            }
+            None => {
+                "Hetzner removes deprecated types from sale; pick a current type of the same size"
+                    .into()
+            }
+        };
         out.push(
             Diagnostic::warning(
                 Message::DeprecatedServerType { name: lower.clone(), since: since.clone() },
                 name.span.clone(),
             )
-            .with_help("Hetzner removes deprecated types from sale; pick a current type of the same size"),
+            .with_help(help),
         );
     } else if let Some(location) = &file.cluster.location {
         if catalogue.locations.contains_key(location.as_str())
@@ -160,18 +191,25 @@ fn check_server_type(
 
 fn check_label_key(key: &Spanned<String>, out: &mut Vec<Diagnostic>) {
     if let Some((prefix, name)) = key.split_once('/') {
+        let too_long = if prefix.len() > 253 {
+            Some(format!("its prefix is {} characters, at most 253", prefix.len()))
+        } else if name.len() > 63 {
+            Some(format!("its name is {} characters, at most 63", name.len()))
+        } else {
+            None
+        };
         if prefix == "node.longhorn.io" || prefix.ends_with(".longhorn.io") {
             out.push(
                 Diagnostic::error(Message::ManagedLabel { key: key.value.clone() }, key.span.clone())
                     .with_help("lhc sets Longhorn's node labels and annotations from the pool's disks and `node_tags`"),
             );
         }
-        if prefix.len() > 253 || name.len() > 63 {
+        if let Some(detail) = too_long {
             out.push(Diagnostic::error(
                 Message::InvalidName {
                     what: "label key".into(),
                     value: key.value.clone(),
-                    kind: "Kubernetes label key (prefix at most 253 characters, name at most 63)".into(),
+                    kind: format!("Kubernetes label key: {detail}"),
                 },
                 key.span.clone(),
             ));
@@ -211,8 +249,8 @@ fn check_shared_filesystems(pool: &Pool, out: &mut Vec<Diagnostic>) {
     }
     for inner in &pool.disks {
         for outer in &pool.disks {
-            let (i, o) = (inner.path.trim_end_matches('/'), outer.path.trim_end_matches('/'));
-            if i != o && i.starts_with(&format!("{o}/")) {
+            let (i, o) = (normalize(&inner.path), normalize(&outer.path));
+            if i != o && (o == "/" || i.starts_with(&format!("{o}/"))) {
                 out.push(
                     Diagnostic::warning(
                         Message::NestedDiskPath { inner: inner.path.to_string(), outer: outer.path.to_string() },
@@ -226,6 +264,21 @@ fn check_shared_filesystems(pool: &Pool, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A path with `.`, `..`, repeated and trailing slashes resolved, as Longhorn cleans it.
+pub(crate) fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = vec![];
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 fn check_disk(
     file: &ClusterFile,
     pool: &Pool,
@@ -236,6 +289,7 @@ fn check_disk(
 ) -> DiskFacts {
     let hcloud = target.provider == Provider::Hcloud;
     duplicates("disk tag", disk.tags.iter().map(|t| (t.as_str(), &t.span)), out);
+    let _ = file;
 
     if disk.kind.value == DiskKind::HcloudVolume && !hcloud {
         out.push(
@@ -244,9 +298,11 @@ fn check_disk(
         );
     }
 
+    let mut size_invalid = false;
     let explicit = disk.size.as_ref().and_then(|s| match Bytes::parse(s) {
         Ok(b) => Some(b),
         Err(e) => {
+            size_invalid = true;
             out.push(Diagnostic::error(
                 Message::InvalidFormat {
                     key: "size".into(),
@@ -261,6 +317,9 @@ fn check_disk(
     let size_span = disk.size.as_ref().map_or(disk.kind.span.clone(), |s| s.span.clone());
     let size = match (disk.kind.value, explicit) {
         (_, Some(b)) => Some(b),
+        // Already reported: a size that does not parse, or a server type outside hcloud.
+        (_, None) if size_invalid => None,
+        (DiskKind::Local, None) if !hcloud && pool.server_type.is_some() => None,
         (DiskKind::Local, None) if hcloud => match (server, &pool.server_type) {
             (Some(s), _) => Some(s.disk()),
             (None, Some(_)) => None, // unknown server type, already reported
@@ -274,28 +333,33 @@ fn check_disk(
         },
         (_, None) => {
             out.push(
-                Diagnostic::error(Message::MissingDiskSize { disk: disk.name.to_string() }, disk.name.span.clone())
-                    .with_help("add `size = \"500Gi\"` (the disk's capacity)"),
+                Diagnostic::error(
+                    Message::MissingDiskSize { disk: disk.name.to_string() },
+                    disk.name.span.clone(),
+                )
+                .with_help("add `size = \"500Gi\"` (the disk's capacity)"),
             );
             None
         }
     };
 
-    if let Some(size) = size {
-        check_size_limits(disk, size, server, hcloud, size_span, out);
-    }
+    let written = disk.size.as_ref().map(|s| s.value.to_string());
+    let size_ok = match size {
+        Some(size) => {
+            check_size_limits(disk, size, written.as_deref(), server, hcloud, size_span, out)
+        }
+        None => false,
+    };
 
-    let reserved = disk
-        .reserved
-        .as_ref()
-        .and_then(|r| Reserved::parse(r).ok())
-        .unwrap_or(match disk.kind.value {
+    let reserved = disk.reserved.as_ref().and_then(|r| Reserved::parse(r).ok()).unwrap_or(
+        match disk.kind.value {
             DiskKind::HcloudVolume => Reserved::Percent { numerator: 10, scale: 0 },
             _ => Reserved::Percent { numerator: 25, scale: 0 },
-        });
+        },
+    );
     let reserved_bytes = size.map_or(Bytes(0), |s| reserved.of(s));
     let reserved_span = disk.reserved.as_ref().map_or(disk.name.span.clone(), |r| r.span.clone());
-    if let Some(size) = size {
+    if let Some(size) = size.filter(|_| size_ok) {
         if reserved_bytes >= size {
             out.push(
                 Diagnostic::error(
@@ -330,15 +394,28 @@ fn check_disk(
     DiskFacts { size, reserved: reserved_bytes }
 }
 
+/// Reports a size outside the disk type's limits; returns whether the size is usable.
 fn check_size_limits(
     disk: &Disk,
     size: Bytes,
+    written: Option<&str>,
     server: Option<&hcloud::ServerType>,
     hcloud: bool,
     span: crate::source::Span,
     out: &mut Vec<Diagnostic>,
-) {
+) -> bool {
     let name = disk.name.to_string();
+    let shown = written.map_or_else(|| size.to_string(), |w| format!("\"{w}\""));
+    if size.0 == 0 {
+        out.push(
+            Diagnostic::error(
+                Message::DiskSize { disk: name, size: shown, bound: "so it holds nothing".into() },
+                span,
+            )
+            .with_help("give the disk's real capacity"),
+        );
+        return false;
+    }
     match disk.kind.value {
         DiskKind::HcloudVolume if hcloud => {
             let v = &hcloud::catalogue().volumes;
@@ -353,9 +430,14 @@ fn check_size_limits(
             };
             if let Some(bound) = bound {
                 out.push(
-                    Diagnostic::error(Message::DiskSize { disk: name, size: size.to_string(), bound }, span)
-                        .with_help(format!("Hetzner Volumes are {} to {} in whole GiB", v.min(), v.max())),
+                    Diagnostic::error(Message::DiskSize { disk: name, size: shown, bound }, span)
+                        .with_help(format!(
+                            "Hetzner Volumes are {} to {} in whole GiB",
+                            v.min(),
+                            v.max()
+                        )),
                 );
+                return false;
             }
         }
         DiskKind::Local => {
@@ -364,22 +446,22 @@ fn check_size_limits(
                     Diagnostic::error(
                         Message::DiskSize {
                             disk: name,
-                            size: size.to_string(),
-                            bound: format!("larger than the server type's local disk of {}", server.disk()),
+                            size: shown,
+                            bound: format!(
+                                "larger than the server type's local disk of {}",
+                                server.disk()
+                            ),
                         },
                         span,
                     )
-                    .with_help("remove `size` to use the whole local disk, or choose a larger server type"),
+                    .with_help(
+                        "remove `size` to use the whole local disk, or choose a larger server type",
+                    ),
                 );
+                return false;
             }
         }
-        _ => {
-            if size.0 == 0 {
-                out.push(Diagnostic::error(
-                    Message::DiskSize { disk: name, size: size.to_string(), bound: "empty".into() },
-                    span,
-                ));
-            }
-        }
+        _ => {}
     }
+    true
 }

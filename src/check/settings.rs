@@ -21,8 +21,8 @@ pub(super) fn check(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>
             "Longhorn {} discards every customized setting when one entry is invalid",
             chart.version
         );
-        for d in out[before..].iter_mut().filter(|d| d.is_error() && d.help.is_none()) {
-            d.help = Some(note.clone());
+        for d in out[before..].iter_mut().filter(|d| d.is_error()) {
+            d.note = Some(note.clone());
         }
     }
 }
@@ -86,13 +86,14 @@ fn check_one(
                         value.span.clone(),
                     )
                     .with_help(format!(
-                        "Longhorn rejects a table whose engines differ from its default {}; or write one value for all engines",
-                        setting.default.as_deref().unwrap_or("")
+                        "write `{} = {}`, or one value for all engines",
+                        key.value,
+                        engine_table(setting)
                     )),
                 );
             }
             for scalar in engines.values() {
-                if let Err(d) = check_scalar(key, setting, scalar, value, true) {
+                if let Some(d) = check_scalar(key, setting, scalar, value, true) {
                     out.push(d);
                     break;
                 }
@@ -106,17 +107,37 @@ fn check_one(
                 SettingValue::String(s) => SettingScalar::String(s.clone()),
                 SettingValue::PerEngine(_) => return,
             };
-            if let Err(d) = check_scalar(key, setting, &scalar, value, false) {
+            if let Some(d) = check_scalar(key, setting, &scalar, value, false) {
                 out.push(d);
             }
         }
     }
 }
 
+/// The setting's default as a TOML table: `{ v1 = "3", v2 = "3" }`.
+fn engine_table(setting: &Setting) -> String {
+    let default: std::collections::BTreeMap<String, String> =
+        setting.default.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
+    let items: Vec<String> = setting
+        .engines
+        .iter()
+        .flatten()
+        .map(|e| format!("{e} = {}", json(default.get(e).map_or("...", String::as_str))))
+        .collect();
+    format!("{{ {} }}", items.join(", "))
+}
+
 fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
     let k = key.as_str();
     if let Some(moved) = longhorn::history().moved.get(k) {
         let since = Minor::parse(&moved.since).unwrap_or(Minor(1, 0));
+        if chart.minor >= since && moved.chart.is_empty() {
+            return Diagnostic::error(
+                Message::RemovedSetting { key: key.value.clone(), since: moved.since.clone() },
+                key.span.clone(),
+            )
+            .with_help(format!("remove it ({})", moved.note));
+        }
         if chart.minor >= since {
             return Diagnostic::error(
                 Message::MovedSetting {
@@ -167,7 +188,7 @@ fn check_scalar(
     scalar: &SettingScalar,
     at: &Spanned<SettingValue>,
     per_engine: bool,
-) -> Result<(), Diagnostic> {
+) -> Option<Diagnostic> {
     let span = at.span.clone();
     let found = describe(scalar);
     let type_error = |hint: Option<String>| {
@@ -185,28 +206,37 @@ fn check_scalar(
     // Per-engine values are strings in Longhorn's JSON ("2"), so strings that parse are fine there.
     let number: Option<f64> = match (setting.kind, scalar) {
         (SettingType::Bool, SettingScalar::Bool(_)) => None,
-        (SettingType::Bool, SettingScalar::String(s)) if per_engine && (s == "true" || s == "false") => None,
-        (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
-            return Err(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+        (SettingType::Bool, SettingScalar::String(s))
+            if per_engine && (s == "true" || s == "false") =>
+        {
+            None
         }
-        (SettingType::Bool, _) => return Err(type_error(None)),
+        (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
+            return Some(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+        }
+        (SettingType::Bool, _) => return Some(type_error(None)),
         (SettingType::Int, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Int, SettingScalar::String(s)) if s.parse::<i64>().is_ok() => {
             if per_engine {
                 s.parse::<i64>().ok().map(|i| i as f64)
             } else {
-                return Err(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+                return Some(type_error(Some(format!(
+                    "write `{} = {s}` without quotes",
+                    key.value
+                ))));
             }
         }
-        (SettingType::Int, _) => return Err(type_error(None)),
+        (SettingType::Int, _) => return Some(type_error(None)),
         (SettingType::Float, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Float, SettingScalar::Float(f)) => Some(*f),
-        (SettingType::Float, SettingScalar::String(s)) if per_engine && s.parse::<f64>().is_ok() => {
+        (SettingType::Float, SettingScalar::String(s))
+            if per_engine && s.parse::<f64>().is_ok() =>
+        {
             s.parse::<f64>().ok()
         }
-        (SettingType::Float, _) => return Err(type_error(None)),
+        (SettingType::Float, _) => return Some(type_error(None)),
         (SettingType::String, SettingScalar::String(_)) => None,
-        (SettingType::String, _) => return Err(type_error(None)),
+        (SettingType::String, _) => return Some(type_error(None)),
         (SettingType::Unknown, _) => None,
     };
     if let Some(n) = number {
@@ -227,35 +257,61 @@ fn check_scalar(
             _ => None,
         };
         if let Some(bound) = bound {
-            return Err(Diagnostic::error(
-                Message::SettingRange { key: key.value.clone(), value: plain(scalar), bound },
-                span,
-            ));
+            let range = match (&setting.min, &setting.max) {
+                (Some(lo), Some(hi)) => format!("use a value from {lo} to {hi}"),
+                (Some(lo), None) => format!("use {lo} or more"),
+                (None, Some(hi)) => format!("use {hi} or less"),
+                (None, None) => String::new(),
+            };
+            return Some(
+                Diagnostic::error(
+                    Message::SettingRange { key: key.value.clone(), value: plain(scalar), bound },
+                    span,
+                )
+                .with_help(range),
+            );
         }
     }
     if !setting.choices.is_empty() {
         let text = plain(scalar);
-        if !setting.choices.iter().any(|c| *c == text) {
+        if !setting.choices.contains(&text) {
             let allowed = setting.choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>();
+            let shown = match scalar {
+                SettingScalar::String(s) => json(s),
+                _ => text.clone(),
+            };
             let mut d = Diagnostic::error(
-                Message::SettingChoice { key: key.value.clone(), value: text.clone(), allowed: allowed.join(", ") },
+                Message::SettingChoice {
+                    key: key.value.clone(),
+                    value: shown,
+                    allowed: allowed.join(", "),
+                },
                 span,
             );
             if let Some(m) = did_you_mean(&text, setting.choices.iter().map(String::as_str)) {
                 d.help = Some(format!("did you mean \"{m}\"?"));
             }
-            return Err(d);
+            return Some(d);
         }
     }
-    if let (Some(format), SettingScalar::String(s)) = (longhorn::history().format.get(key.as_str()), scalar) {
+    if let (Some(format), SettingScalar::String(s)) =
+        (longhorn::history().format.get(key.as_str()), scalar)
+    {
         if let Err(expected) = formats::check(*format, s) {
-            return Err(Diagnostic::error(
-                Message::SettingFormat { key: key.value.clone(), value: json(s), expected },
-                span,
-            ));
+            return Some(
+                Diagnostic::error(
+                    Message::SettingFormat { key: key.value.clone(), value: json(s), expected },
+                    span,
+                )
+                .with_help(format!(
+                    "for example `{} = {}`",
+                    key.value,
+                    json(formats::example(*format))
+                )),
+            );
         }
     }
-    Ok(())
+    None
 }
 
 fn json(s: &str) -> String {
@@ -288,11 +344,8 @@ fn check_conflicts(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>)
     }
     if bool_setting(file, a, true) && bool_setting(file, b, false) {
         let Some(longhorn) = &file.longhorn else { return };
-        let span = longhorn
-            .settings
-            .iter()
-            .find(|(k, _)| k.as_str() == b)
-            .map(|(k, _)| k.span.clone());
+        let span =
+            longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
         let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into() }, span)
             .with_help(format!("Longhorn rejects `{b} = true` while `{a}` is true (its default); set `{a} = false` as well"));
         if let Some((k, _)) = longhorn.settings.iter().find(|(k, _)| k.as_str() == a) {
@@ -309,8 +362,11 @@ fn check_backup(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
     if chart.has_default_backup_store() {
         return;
     }
-    for (key, _) in &longhorn.settings {
-        if matches!(key.as_str(), "backupTarget" | "backupTargetCredentialSecret" | "backupstorePollInterval") {
+    for key in longhorn.settings.keys() {
+        if matches!(
+            key.as_str(),
+            "backupTarget" | "backupTargetCredentialSecret" | "backupstorePollInterval"
+        ) {
             out.push(
                 Diagnostic::error(
                     Message::Duplicate { what: "backup setting".into(), name: key.value.clone() },

@@ -5,6 +5,35 @@ use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::{Minor, kubernetes, longhorn};
 use crate::model::ClusterFile;
 
+/// Keys of a disabled `[longhorn]` table do nothing; say so rather than drop them silently.
+pub(super) fn ignored_keys(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
+    let Some(l) = file.longhorn.as_ref().filter(|_| !target.longhorn) else { return };
+    let mut keys = vec![];
+    let mut first = None;
+    let mut note = |name: &str, span: Option<crate::source::Span>| {
+        if let Some(span) = span {
+            keys.push(name.to_string());
+            first.get_or_insert(span);
+        }
+    };
+    note("version", l.version.as_ref().map(|v| v.span.clone()));
+    note("namespace", l.namespace.as_ref().map(|v| v.span.clone()));
+    note("data_path", l.data_path.as_ref().map(|v| v.span.clone()));
+    note("default_class", l.default_class.as_ref().map(|v| v.span.clone()));
+    note("backup", l.backup.as_ref().map(|v| v.span.clone()));
+    note("settings", l.settings.keys().next().map(|k| k.span.clone()));
+    if let Some(span) = first {
+        let verb = if keys.len() == 1 { "is" } else { "are" };
+        out.push(
+            Diagnostic::warning(
+                Message::IgnoredLonghornKeys { keys: super::list(&keys), verb },
+                span,
+            )
+            .with_help("remove them, or remove `enabled = false` to compile Longhorn output"),
+        );
+    }
+}
+
 pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) -> Target {
     let provider = file.cluster.provider.as_ref().map(|p| p.value).unwrap_or_default();
 
@@ -49,8 +78,8 @@ pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) -> Target {
                                 v.span.clone(),
                             )
                             .with_help(format!(
-                                "settings are checked against chart {}; pin `version = \"{}\"` to silence this",
-                                c.version, c.version
+                                "lhc checks settings against its table of chart {}; patch releases rarely change settings, but check the release notes",
+                                c.version
                             )),
                         );
                         Some(c)
@@ -74,5 +103,11 @@ pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) -> Target {
             },
         }
     };
-    Target { provider, kubernetes, chart, longhorn: enabled }
+    let chart_version = chart.map(|c| {
+        table
+            .and_then(|l| l.version.as_ref())
+            .filter(|v| longhorn::same_minor(&v.value).is_some())
+            .map_or_else(|| c.version.clone(), |v| v.to_string())
+    });
+    Target { provider, kubernetes, chart, chart_version, longhorn: enabled }
 }

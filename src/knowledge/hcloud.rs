@@ -33,6 +33,9 @@ pub struct ServerType {
     pub locations: Vec<String>,
     #[serde(default)]
     pub deprecated: Option<String>,
+    /// The current type Hetzner offers in place of a deprecated one.
+    #[serde(default)]
+    pub successor: Option<String>,
 }
 
 impl ServerType {

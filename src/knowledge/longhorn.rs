@@ -305,7 +305,10 @@ mod tests {
         assert!(chart("1.7.3").unwrap().settings.contains_key("backupTarget"));
         assert!(!chart("1.8.2").unwrap().settings.contains_key("backupTarget"));
         let c = chart("1.12.1").unwrap();
-        assert_eq!(c.settings["defaultReplicaCount"].engines.as_deref(), Some(&["v1".to_string(), "v2".into()][..]));
+        assert_eq!(
+            c.settings["defaultReplicaCount"].engines.as_deref(),
+            Some(&["v1".to_string(), "v2".into()][..])
+        );
         assert_eq!(c.settings["taintToleration"].render, Render::JoinQuote);
         assert_eq!(chart("1.9.2").unwrap().settings["taintToleration"].render, Render::JoinPlain);
         assert!(!c.settings["rebuildConcurrentSyncLimit"].known_to_manager);

@@ -1,6 +1,6 @@
 //! The integration-test harness: a throwaway directory with files in it, the real `lhc` binary
 //! run there, and helpers to read what it wrote and check it with real tools and schemas.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -107,7 +107,11 @@ impl Test {
 impl Output {
     #[track_caller]
     pub fn code(&self, expected: i32) -> &Output {
-        assert_eq!(self.code, expected, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, expected,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -197,7 +201,8 @@ pub fn yaml_docs(text: &str) -> Vec<serde_json::Value> {
 /// Validates a Kubernetes document against the vendored, strict API schema of a Kubernetes
 /// minor version (`schemas/kubernetes/v1.NN/<kind>.json`).
 pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec<String>> {
-    static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> =
+        OnceLock::new();
     let kind = doc["kind"].as_str().ok_or_else(|| vec!["document has no kind".to_string()])?;
     let file = repo()
         .join("schemas/kubernetes")
@@ -220,5 +225,8 @@ pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec
 
 /// Whether a command is installed.
 pub fn have(cmd: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {cmd}")]).output().is_ok_and(|o| o.status.success())
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
