@@ -316,8 +316,9 @@ fn apply_steps(
                 .prefix(".lhc-tmp-")
                 .tempfile_in(&dir)
                 .map_err(err("create a temporary file in", &dir))?;
+            // No fsync: the tree is regenerated from the cluster file at will, and a rename over
+            // the old file is already atomic for readers.
             tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
-            tmp.as_file().sync_all().map_err(err("write", &target))?;
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;

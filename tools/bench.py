@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Benchmark `lhc build`: wall time and peak memory (max RSS) of the release binary.
+
+Cases: profiles/hcloud-longhorn.toml, and a generated cluster of 200 pools of 10 nodes (two
+disks each, tags, four classes). Each case runs `--runs` times into a fresh output folder; the
+report gives the median and the best wall time and the largest max RSS.
+
+Usage: tools/bench.py [--runs N] [--no-build]
+Targets (issue 2): under 10 ms and under 20 MiB for the profile.
+"""
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "lhc")
+
+
+def generated(pools=200, nodes=10):
+    out = [
+        '[cluster]\nname = "bench-large"\nprovider = "hcloud"\nlocation = "fsn1"\n',
+        '[longhorn]\nversion = "1.9.2"\n\n[longhorn.settings]\nreplicaAutoBalance = "best-effort"\n',
+    ]
+    for p in range(pools):
+        names = ", ".join(f'"pool{p}-node{n}"' for n in range(nodes))
+        out.append(
+            f'[[pool]]\nname = "pool{p}"\nserver_type = "ccx33"\nnodes = [{names}]\n'
+            f'node_tags = ["storage", "zone{p % 3}"]\nlabels = {{ "example.com/pool" = "pool{p}" }}\n'
+            f'[[pool.disk]]\nname = "nvme"\ntype = "local"\npath = "/var/lib/longhorn"\ntags = ["nvme"]\n'
+            f'[[pool.disk]]\nname = "vol"\ntype = "hcloud-volume"\nsize = "1Ti"\npath = "/mnt/vol"\n'
+            f'tags = ["ssd"]\nreserved = "10%"\n'
+        )
+    for name, tags, replicas in [("fast", "nvme", 3), ("fast-2", "nvme", 2), ("bulk", "ssd", 3), ("bulk-2", "ssd", 2)]:
+        out.append(f'[[storage_class]]\nname = "{name}"\nreplicas = {replicas}\ndisk_tags = ["{tags}"]\n')
+    return "\n".join(out)
+
+
+def measure(args, cwd):
+    """Wall seconds and max RSS (KiB) of one run, measured by a wait4 on the child."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(args)}: {proc.stderr.read().decode()}")
+    return wall, usage.ru_maxrss
+
+
+def run_case(name, toml_path, runs):
+    walls, rss = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(runs):
+            out = os.path.join(tmp, f"out{i}")
+            wall, kib = measure([BIN, "build", toml_path, "-o", out], cwd=tmp)
+            walls.append(wall)
+            rss.append(kib)
+        files = sum(len(f) for _, _, f in os.walk(os.path.join(tmp, "out0")))
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(tmp, "out0")) for f in fs)
+    print(
+        f"{name:<34} median {statistics.median(walls) * 1000:7.2f} ms   best {min(walls) * 1000:7.2f} ms   "
+        f"peak RSS {max(rss) / 1024:6.1f} MiB   ({files} files, {size / 1024:.0f} KiB written, {runs} runs)"
+    )
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--no-build", action="store_true")
+    a = ap.parse_args()
+    if not a.no_build:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    print(f"lhc build, release binary, {os.cpu_count()} CPUs")
+    run_case("profiles/hcloud-longhorn.toml", os.path.join(ROOT, "profiles", "hcloud-longhorn.toml"), a.runs)
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+        f.write(generated())
+    try:
+        run_case("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
+    finally:
+        os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    main()
