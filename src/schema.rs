@@ -455,12 +455,21 @@ mod tests {
     fn schema_compiles_and_rejects_unknown_keys_everywhere() {
         assert!(validator().is_some());
         let s = schema();
-        for def in ["Cluster", "Pool", "Disk", "StorageClass", "Longhorn", "Benchmark"] {
-            let d = &s["$defs"][def];
+        let tables = s["$defs"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, d)| d.get("properties").is_some())
+            .map(|(k, d)| (k.as_str(), d))
+            .chain([("ClusterFile", s)]);
+        let mut seen = 0;
+        for (def, d) in tables {
+            seen += 1;
             assert_eq!(d["additionalProperties"], Value::Bool(false), "{def}");
             for (name, prop) in d["properties"].as_object().unwrap() {
                 assert!(prop.get("description").is_some(), "{def}.{name} has no description");
             }
         }
+        assert!(seen >= 9, "{seen} tables");
     }
 }
