@@ -138,6 +138,21 @@ fn relative(path: &Path, base: &Path) -> PathBuf {
     out
 }
 
+/// What `diff` shows for every compiled file: the changes `build` would make, and what they
+/// mean to Kubernetes and Longhorn.
+pub fn diff(units: &[Unit], out: &Path) -> Vec<crate::diff::ClusterDiff> {
+    units
+        .iter()
+        .filter_map(|u| u.compiled.output.as_ref())
+        .map(|o| {
+            let changes = emit::prepare(out, &o.cluster, &o.tree, false);
+            let eligible = |d: &[String], n: &[String]| crate::check::eligible_nodes(&o.file, d, n);
+            let warnings = crate::diff::warnings(&changes, &o.tree, &eligible);
+            crate::diff::ClusterDiff { changes, warnings }
+        })
+        .collect()
+}
+
 /// What `build` would do to the output folder for every compiled file.
 pub fn prepare(units: &[Unit], out: &Path, force: bool) -> Vec<Changes> {
     units

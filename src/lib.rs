@@ -16,6 +16,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod diff;
 pub mod driver;
 pub mod emit;
 pub mod knowledge;
@@ -48,6 +49,8 @@ pub struct Compiled {
 #[derive(Debug)]
 pub struct Output {
     pub cluster: String,
+    /// The checked cluster file the output was compiled from.
+    pub file: model::ClusterFile,
     /// Where `[cluster] name` was written.
     pub name_span: source::Span,
     pub plan: Plan,
@@ -92,15 +95,11 @@ pub fn compile(source: &Source, origin: Origin) -> Compiled {
         return Compiled { diagnostics, output: None };
     }
     let plan = plan::plan(&file, &facts, origin);
+    let name_span = file.cluster.name.span.clone();
     match render::tree(&plan) {
         Ok(tree) => Compiled {
             diagnostics,
-            output: Some(Output {
-                cluster: plan.cluster.clone(),
-                name_span: file.cluster.name.span.clone(),
-                plan,
-                tree,
-            }),
+            output: Some(Output { cluster: plan.cluster.clone(), file, name_span, plan, tree }),
         },
         Err(e) => {
             diagnostics.push(Diagnostic::error(Message::Internal(e.to_string()), None));

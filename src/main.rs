@@ -32,6 +32,12 @@ enum MessageFormat {
     Json,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ExitCodeStyle {
+    Kubectl,
+    Terraform,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Color {
     Auto,
@@ -59,6 +65,18 @@ enum Command {
         /// Overwrite or remove files edited by hand, and files lhc did not write.
         #[arg(long)]
         force: bool,
+    },
+    /// Show what `build` would change in the output tree, and what the change means.
+    Diff {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The output folder to compare with.
+        #[arg(short, long, value_name = "DIR", default_value = "out")]
+        out: PathBuf,
+        /// `kubectl` (default): 0 no changes, 1 changes, 2 error. `terraform`: 0 no changes,
+        /// 2 changes, 1 error, as `terraform plan -detailed-exitcode`.
+        #[arg(long, value_enum, default_value_t = ExitCodeStyle::Kubectl)]
+        exit_code_style: ExitCodeStyle,
     },
     /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout.
     Render { file: PathBuf },
@@ -96,19 +114,25 @@ const FAILED: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let color = match cli.color {
+    let color_for = |terminal: bool| match cli.color {
         Color::Always => true,
         Color::Never => false,
         Color::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stderr().is_terminal()
+                && terminal
                 && std::env::var("TERM").map_or(true, |t| t != "dumb")
         }
     };
-    let ui = Ui { format: cli.message_format, color };
+    let ui = Ui {
+        format: cli.message_format,
+        color: color_for(std::io::stderr().is_terminal()),
+        color_out: color_for(std::io::stdout().is_terminal()),
+    };
     let code = match cli.command {
         Command::Check { files } => check(&ui, &files),
-        Command::Build { files, out, check, force } => build(&ui, &files, &out, check, force),
+        Command::Build { files, out, check: true, .. } => check_tree(&ui, &files, &out),
+        Command::Build { files, out, check: false, force } => build(&ui, &files, &out, force),
+        Command::Diff { files, out, exit_code_style } => diff(&ui, &files, &out, exit_code_style),
         Command::Render { file } => render_cmd(&ui, &file),
         Command::Schema => {
             print(&schema::schema_text());
@@ -124,7 +148,9 @@ fn main() -> ExitCode {
 
 struct Ui {
     format: MessageFormat,
+    /// Colour on stderr (diagnostics) and on stdout (diffs).
     color: bool,
+    color_out: bool,
 }
 
 #[allow(clippy::print_stdout)]
@@ -201,32 +227,15 @@ fn check(ui: &Ui, files: &[PathBuf]) -> u8 {
     OK
 }
 
-fn build(ui: &Ui, files: &[PathBuf], out: &Path, check_only: bool, force: bool) -> u8 {
+fn build(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> u8 {
     let units = match compile(ui, files, Some(out)) {
         Ok(u) => u,
         Err(code) => return code,
     };
-    if report_units(ui, &units, !check_only) {
+    if report_units(ui, &units, true) {
         return INVALID;
     }
     let all = driver::prepare(&units, out, force);
-    if check_only {
-        let stale: Vec<_> = all.iter().filter(|c| !c.is_clean()).collect();
-        for c in &all {
-            let folder = out.join(&c.cluster);
-            if c.is_clean() {
-                print(&format!("{}: up to date\n", folder.display()));
-            } else {
-                print(&format!("{}: stale\n", folder.display()));
-                print_changes(c);
-            }
-        }
-        if !stale.is_empty() {
-            error(ui, "the output tree is stale; run `lhc build` and commit the result");
-            return INVALID;
-        }
-        return OK;
-    }
     let conflicts: Vec<_> = all.iter().flat_map(|c| &c.conflicts).collect();
     if !conflicts.is_empty() {
         for c in &conflicts {
@@ -282,6 +291,56 @@ fn print_changes(c: &lhc::emit::Changes) {
     }
 }
 
+/// The diff of every file against the tree on disk, with its warnings; `None` when the input
+/// could not be compiled (after reporting why).
+fn compare(ui: &Ui, files: &[PathBuf], out: &Path) -> Result<Vec<lhc::diff::ClusterDiff>, u8> {
+    let units = compile(ui, files, Some(out))?;
+    if report_units(ui, &units, false) {
+        return Err(FAILED);
+    }
+    Ok(driver::diff(&units, out))
+}
+
+fn show_diff(ui: &Ui, diffs: &[lhc::diff::ClusterDiff], out: &Path) {
+    let name = out.display().to_string();
+    match ui.format {
+        MessageFormat::Human => print(&lhc::diff::report(diffs, &name, ui.color_out)),
+        MessageFormat::Json => print(&lhc::diff::report_json(diffs, &name)),
+    }
+}
+
+fn diff(ui: &Ui, files: &[PathBuf], out: &Path, style: ExitCodeStyle) -> u8 {
+    let (same, changed, failed) = match style {
+        ExitCodeStyle::Kubectl => (0, 1, 2),
+        ExitCodeStyle::Terraform => (0, 2, 1),
+    };
+    let diffs = match compare(ui, files, out) {
+        Ok(d) => d,
+        Err(_) => return failed,
+    };
+    show_diff(ui, &diffs, out);
+    if diffs.iter().all(lhc::diff::ClusterDiff::is_clean) { same } else { changed }
+}
+
+/// `build --check`: 0 up to date, 1 stale (with the diff), 2 error.
+fn check_tree(ui: &Ui, files: &[PathBuf], out: &Path) -> u8 {
+    let diffs = match compare(ui, files, out) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    if diffs.iter().all(lhc::diff::ClusterDiff::is_clean) {
+        if matches!(ui.format, MessageFormat::Human) {
+            for d in &diffs {
+                print(&format!("{}: up to date\n", out.join(&d.changes.cluster).display()));
+            }
+        }
+        return OK;
+    }
+    show_diff(ui, &diffs, out);
+    error(ui, "the output tree is stale: run `lhc build` and commit the result");
+    INVALID
+}
+
 fn render_cmd(ui: &Ui, file: &Path) -> u8 {
     let units = match compile(ui, &[file.to_path_buf()], None) {
         Ok(u) => u,
@@ -313,7 +372,7 @@ fn init(
     force: bool,
     list: bool,
 ) -> u8 {
-    let ui = Ui { format: MessageFormat::Human, color: false };
+    let ui = Ui { format: MessageFormat::Human, color: false, color_out: false };
     if list {
         for p in profiles::PROFILES {
             print(&format!("{:<20} {}\n", p.name, p.summary));

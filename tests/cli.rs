@@ -201,7 +201,7 @@ fn build_check_reports_a_stale_tree() {
     .unwrap();
     let out = t.run_args(&["build", "--check", "c.toml"]);
     out.code(1);
-    assert!(out.stdout.contains("changed  storageclasses.yaml"), "{}", out.stdout);
+    assert!(out.stdout.contains("+++ b/out/prod-fsn1/storageclasses.yaml"), "{}", out.stdout);
 }
 
 #[test]
@@ -238,6 +238,53 @@ fn two_clusters_with_one_name_are_an_error() {
     out.code(1);
     assert!(out.stderr.contains("error[output-collision]"), "{}", out.stderr);
     assert!(!t.path().join("out").exists());
+}
+
+/// A rename that fails half-way through the write, for real: run as `nobody` in a sticky
+/// directory where lhc may replace the files `nobody` owns but not the ones root owns, so the
+/// first files are replaced and a later one is refused. Everything must be rolled back.
+#[cfg(unix)]
+#[test]
+fn a_write_failing_half_way_is_rolled_back() {
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let uid = std::process::Command::new("id").arg("-u").output().unwrap();
+    let root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
+    assert!(
+        root || std::env::var_os("LHC_TEST_NOT_ROOT").is_some(),
+        "this test needs root (to switch to `nobody` with setpriv); CI runs as root. Set LHC_TEST_NOT_ROOT=1 to skip it locally."
+    );
+    if !root {
+        return;
+    }
+    let hcloud = profile("hcloud-longhorn");
+    // Same cluster, another input name: every generated header changes.
+    let t = Test::new().file("a.toml", &hcloud).file("b.toml", &hcloud);
+    t.run_args(&["build", "a.toml"]).code(0);
+    let before = t.tree("out");
+    let dir = t.path().join("out/prod-fsn1");
+    let perm = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    perm(t.path(), 0o755);
+    perm(&t.path().join("out"), 0o777);
+    perm(&dir, 0o1777);
+    for owned_by_nobody in ["kustomization.yaml", "longhorn-values.yaml"] {
+        chown(dir.join(owned_by_nobody), Some(65534), Some(65534)).unwrap();
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_lhc"))
+        .args(["build", "b.toml"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nodes.sh") && stderr.contains("the previous output is unchanged"),
+        "{stderr}"
+    );
+    assert_eq!(t.tree("out"), before, "the tree must be exactly as before");
 }
 
 #[test]

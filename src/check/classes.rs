@@ -83,6 +83,11 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     }
 }
 
+/// How many nodes of a checked file can hold a replica of a class with these tags.
+pub fn eligible_nodes(file: &ClusterFile, disk_tags: &[String], node_tags: &[String]) -> usize {
+    Scheduling::new(file).eligible_nodes(disk_tags, node_tags)
+}
+
 /// The chart's own `longhorn` class exists whenever Longhorn is on.
 fn chart_class_is_on(target: &Target) -> bool {
     target.chart.is_some()
@@ -231,12 +236,12 @@ impl<'a> Scheduling<'a> {
 
     /// Nodes whose pool carries all `node_tags` and that have a schedulable disk carrying all
     /// `disk_tags` (Longhorn ANDs selector tags; empty selectors follow the allow-empty settings).
-    fn eligible_nodes(&self, disk_tags: &[Spanned<Tag>], node_tags: &[Spanned<Tag>]) -> usize {
-        let covers = |have: &[Spanned<Tag>], want: &[Spanned<Tag>], allow_empty: bool| {
+    fn eligible_nodes<T: AsRef<str>>(&self, disk_tags: &[T], node_tags: &[T]) -> usize {
+        let covers = |have: &[Spanned<Tag>], want: &[T], allow_empty: bool| {
             if want.is_empty() {
                 allow_empty || have.is_empty()
             } else {
-                want.iter().all(|w| have.iter().any(|h| h.value == w.value))
+                want.iter().all(|w| have.iter().any(|h| h.as_str() == w.as_ref()))
             }
         };
         self.file

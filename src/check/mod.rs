@@ -7,6 +7,8 @@
 
 mod benchmark;
 mod classes;
+
+pub use classes::eligible_nodes;
 mod formats;
 mod pools;
 mod settings;

@@ -1,0 +1,214 @@
+//! `lhc diff` and `lhc build --check`: golden outputs for each kind of file change and each
+//! semantic warning, with exit codes. `LHC_BLESS=1 cargo test --test diff` rewrites the goldens
+//! in `tests/diffs/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Output, Test, assert_golden, profile, repo};
+
+/// Builds `before` as `c.toml`, applies an optional hand edit to the output, replaces the input
+/// with `after`, and runs `lhc <args>`.
+fn scenario(before: &str, after: &str, edit: Option<(&str, &str)>, args: &[&str]) -> Output {
+    let t = Test::new().file("c.toml", before);
+    t.run_args(&["build", "c.toml"]).code(0);
+    if let Some((path, text)) = edit {
+        std::fs::write(t.path().join("out").join(path), text).unwrap();
+    }
+    std::fs::write(t.path().join("c.toml"), after).unwrap();
+    t.run_args(args)
+}
+
+#[track_caller]
+fn golden(name: &str, out: &Output, code: i32) {
+    assert_eq!(out.code, code, "{name}: exit code\n{}\n{}", out.stdout, out.stderr);
+    assert_golden(&repo().join("tests/diffs").join(format!("{name}.stdout")), &out.stdout);
+}
+
+const DIFF: &[&str] = &["diff", "c.toml", "--color", "never"];
+
+fn hcloud() -> String {
+    profile("hcloud-longhorn")
+}
+
+#[test]
+fn no_changes_exits_0() {
+    golden("no-changes", &scenario(&hcloud(), &hcloud(), None, DIFF), 0);
+}
+
+#[test]
+fn a_changed_storage_class_must_be_recreated() {
+    let after = hcloud().replace("replicas = 2\nfs = \"xfs\"", "replicas = 3\nfs = \"xfs\"");
+    golden("storageclass-immutable", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+#[test]
+fn changed_disk_and_tag_annotations_are_ignored_by_longhorn() {
+    let after = hcloud()
+        .replace("reserved = \"10%\"", "reserved = \"20%\"")
+        .replace("node_tags = [\"storage\"]", "node_tags = [\"storage\", \"fast\"]");
+    golden("node-annotation-ignored", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+#[test]
+fn a_lower_chart_version_is_a_downgrade() {
+    let after = hcloud().replace("version = \"1.9.2\"", "version = \"1.8.2\"");
+    golden("chart-downgrade", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+#[test]
+fn persistence_changes_recreate_the_charts_class() {
+    let after = hcloud().replace(
+        "replicas = 3\nfs = \"ext4\"\n\n[longhorn.settings]",
+        "replicas = 2\nfs = \"xfs\"\n\n[longhorn.settings]",
+    );
+    assert_ne!(after, hcloud());
+    golden("default-class-recreated", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+const TWO_POOLS: &str = r#"[cluster]
+name = "pools"
+
+[longhorn]
+version = "1.10.2"
+
+[longhorn.settings]
+replicaSoftAntiAffinity = true
+
+[[pool]]
+name = "a"
+nodes = ["a1", "a2"]
+
+[[pool.disk]]
+name = "data"
+type = "device"
+size = "1Ti"
+path = "/mnt/data"
+tags = ["ssd"]
+
+[[pool.disk]]
+name = "scratch"
+type = "device"
+size = "200Gi"
+path = "/mnt/scratch"
+
+[[pool]]
+name = "b"
+nodes = ["b1", "b2"]
+
+[[pool.disk]]
+name = "data"
+type = "device"
+size = "1Ti"
+path = "/mnt/data"
+tags = ["ssd"]
+
+[[storage_class]]
+name = "ssd-3"
+replicas = 3
+disk_tags = ["ssd"]
+"#;
+
+#[test]
+fn a_removed_pool_still_holds_replicas() {
+    let after = TWO_POOLS.split("[[pool]]\nname = \"b\"").next().unwrap().to_string()
+        + "[[storage_class]]\nname = \"ssd-3\"\nreplicas = 3\ndisk_tags = [\"ssd\"]\n";
+    golden("replicas-on-removed-nodes", &scenario(TWO_POOLS, &after, None, DIFF), 1);
+}
+
+#[test]
+fn a_removed_disk_still_holds_replicas() {
+    let after = TWO_POOLS.replace(
+        "[[pool.disk]]\nname = \"scratch\"\ntype = \"device\"\nsize = \"200Gi\"\npath = \"/mnt/scratch\"\n\n",
+        "",
+    );
+    assert_ne!(after, TWO_POOLS);
+    golden("replicas-on-removed-disk", &scenario(TWO_POOLS, &after, None, DIFF), 1);
+}
+
+#[test]
+fn added_and_removed_files() {
+    // Without classes, storageclasses.yaml and kustomization.yaml go away; back again, they
+    // are added.
+    let no_classes: String = hcloud().split("[[storage_class]]").next().unwrap().to_string();
+    golden("files-removed", &scenario(&hcloud(), &no_classes, None, DIFF), 1);
+    golden("files-added", &scenario(&no_classes, &hcloud(), None, DIFF), 1);
+}
+
+#[test]
+fn a_hand_edit_shows_in_the_diff_with_a_warning() {
+    let out = scenario(
+        &hcloud(),
+        &hcloud(),
+        Some(("prod-fsn1/kustomization.yaml", "resources: []\n")),
+        DIFF,
+    );
+    golden("edited-by-hand", &out, 1);
+}
+
+#[test]
+fn terraform_exit_codes_and_errors() {
+    let mut args = DIFF.to_vec();
+    args.extend(["--exit-code-style", "terraform"]);
+    assert_eq!(scenario(&hcloud(), &hcloud(), None, &args).code, 0);
+    let after = hcloud().replace("replicas = 2", "replicas = 3");
+    assert_eq!(scenario(&hcloud(), &after, None, &args).code, 2);
+    let broken = scenario(&hcloud(), "[cluster]\nname = \"X\"\n", None, &args);
+    assert_eq!(broken.code, 1);
+    assert!(broken.stderr.contains("error[invalid-format]"));
+    let broken = scenario(&hcloud(), "[cluster]\nname = \"X\"\n", None, DIFF);
+    assert_eq!(broken.code, 2, "invalid input is an error for diff, as for kubectl diff");
+}
+
+#[test]
+fn json_report() {
+    let after = hcloud().replace("replicas = 2\nfs = \"xfs\"", "replicas = 3\nfs = \"xfs\"");
+    let out = scenario(&hcloud(), &after, None, &["diff", "c.toml", "--message-format", "json"]);
+    out.code(1);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let cluster = &v["clusters"][0];
+    assert_eq!(cluster["cluster"], "prod-fsn1");
+    assert_eq!(cluster["changes"][0]["path"], "out/prod-fsn1/storageclasses.yaml");
+    assert_eq!(cluster["changes"][0]["kind"], "changed");
+    assert!(cluster["changes"][0]["diff"].as_str().unwrap().contains("+  numberOfReplicas: \"3\""));
+    assert_eq!(cluster["warnings"][0]["code"], "storageclass-immutable");
+}
+
+#[test]
+fn several_clusters_in_one_call() {
+    let t = Test::new()
+        .file("clusters/prod.toml", &hcloud())
+        .file("clusters/metal.toml", &profile("generic-bare-metal"));
+    t.run_args(&["build", "clusters/prod.toml", "clusters/metal.toml"]).code(0);
+    std::fs::write(
+        t.path().join("clusters/prod.toml"),
+        hcloud().replace("replicas = 2", "replicas = 3"),
+    )
+    .unwrap();
+    let out =
+        t.run_args(&["diff", "clusters/metal.toml", "clusters/prod.toml", "--color", "never"]);
+    golden("several-clusters", &out, 1);
+}
+
+#[test]
+fn colour_on_request() {
+    let after = hcloud().replace("replicas = 2", "replicas = 3");
+    let out = scenario(&hcloud(), &after, None, &["diff", "c.toml", "--color", "always"]);
+    assert!(out.stdout.contains("\x1b[32m+  numberOfReplicas: \"3\""), "{}", out.stdout);
+    let out = scenario(&hcloud(), &after, None, &["diff", "c.toml"]);
+    assert!(!out.stdout.contains('\x1b'), "no colour in a pipe");
+}
+
+#[test]
+fn build_check_prints_the_diff_and_exits_1_when_stale() {
+    let after = hcloud().replace("replicas = 2", "replicas = 3");
+    let out =
+        scenario(&hcloud(), &after, None, &["build", "--check", "c.toml", "--color", "never"]);
+    out.code(1);
+    assert!(out.stdout.contains("+++ b/out/prod-fsn1/storageclasses.yaml"), "{}", out.stdout);
+    assert!(out.stderr.contains("stale"));
+    let fresh = scenario(&hcloud(), &hcloud(), None, &["build", "--check", "c.toml"]);
+    fresh.code(0);
+    let broken = scenario(&hcloud(), "x = ", None, &["build", "--check", "c.toml"]);
+    broken.code(2);
+}
