@@ -211,6 +211,18 @@ pub enum Message {
     // --- benchmark -------------------------------------------------------------------------------
     #[error("no pool is named `{name}`")]
     UnknownPool { name: String },
+    #[error("the benchmark writes only {size} per test, which caches can hold")]
+    SmallBenchmarkSize { size: String },
+    #[error("class `{class}` cannot hold the {volume} benchmark volume {replicas} times: {room} node{s} {have} a disk with room", s = if *room == 1 { "" } else { "s" }, have = if *room == 1 { "has" } else { "have" })]
+    BenchmarkCapacity { class: String, volume: String, replicas: u32, room: usize },
+    #[error("no node of pool `{pool}` can hold a replica of class `{class}`")]
+    BenchmarkPoolNoReplica { pool: String, class: String },
+    #[error("`baseline` is only used by kbench's comparison, and `tools` has no kbench")]
+    BaselineWithoutKbench,
+    #[error("image `{image}` is not pinned: {why}")]
+    UnpinnedImage { image: String, why: &'static str },
+    #[error("there is no class to benchmark")]
+    NoBenchmarkClasses,
     #[error("cluster `{name}` is also named in {first}; both would write `{folder}`")]
     OutputCollision { name: String, first: String, folder: String },
 }
@@ -280,6 +292,12 @@ impl Message {
             ParameterValue { .. } => "parameter-value",
             ParameterNeedsSetting { .. } => "parameter-needs-setting",
             UnknownPool { .. } => "unknown-pool",
+            SmallBenchmarkSize { .. } => "small-benchmark-size",
+            BenchmarkCapacity { .. } => "benchmark-capacity",
+            BenchmarkPoolNoReplica { .. } => "benchmark-pool-no-replica",
+            BaselineWithoutKbench => "baseline-without-kbench",
+            UnpinnedImage { .. } => "unpinned-image",
+            NoBenchmarkClasses => "no-benchmark-classes",
             OutputCollision { .. } => "output-collision",
         }
     }
@@ -338,6 +356,12 @@ pub const CODES: &[&str] = &[
     "parameter-value",
     "parameter-needs-setting",
     "unknown-pool",
+    "small-benchmark-size",
+    "benchmark-capacity",
+    "benchmark-pool-no-replica",
+    "baseline-without-kbench",
+    "unpinned-image",
+    "no-benchmark-classes",
     "output-collision",
 ];
 

@@ -523,20 +523,22 @@ pub struct Benchmark {
     #[serde(default)]
     #[schemars(extend("default" = "storage-bench"))]
     pub namespace: Option<Spanned<DnsLabel>>,
-    /// The test volume's size. kbench advises at least 25 times the expected bandwidth, so the
-    /// page cache cannot flatter the result. Default: `"25Gi"`.
+    /// How much data each test writes and reads (the fio test file); the volumes are sized to
+    /// hold it. kbench advises at least 25 times the expected bandwidth, so the page cache
+    /// cannot flatter the result. Default: `"25Gi"`.
     #[serde(default)]
     #[schemars(extend("default" = "25Gi"))]
     pub size: Option<Spanned<Quantity>>,
-    /// The tools to run: `dbench`, `kbench`, and `fio` (the four fio jobs of `kubestr fio`).
-    /// Default: `["kbench"]`.
+    /// The tools to run: `dbench`, `kbench`, and `fio` (the four fio jobs of `kubestr fio`,
+    /// one after another, with latency). Default: `["kbench"]`.
     #[serde(default)]
-    #[schemars(extend("default" = ["kbench"]))]
+    #[schemars(length(min = 1), extend("default" = ["kbench"]))]
     pub tools: Option<Spanned<Vec<Spanned<Tool>>>>,
     /// The classes to benchmark. Names not defined in the file are classes that already exist
     /// in the cluster. Default: every class in the file, plus `longhorn` when the chart's
     /// class is on.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub classes: Option<Spanned<Vec<Spanned<DnsSubdomain>>>>,
     /// A class every benchmarked class is also compared against (kbench's comparison mode).
     #[serde(default)]
@@ -548,6 +550,34 @@ pub struct Benchmark {
     #[serde(default)]
     #[schemars(extend("default" = false))]
     pub quick: Option<Spanned<bool>>,
+    /// Images for the tools, e.g. copies in a private registry. Each must be pinned to a tag or
+    /// a digest, never `latest`. Defaults: see `lhc versions`.
+    #[serde(default)]
+    pub images: Option<Spanned<BenchImages>>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BenchImages {
+    /// The dbench image (its entrypoint runs the dbench tests).
+    #[serde(default)]
+    pub dbench: Option<Spanned<String>>,
+    /// The kbench image (its entrypoint runs kbench's `run.sh`).
+    #[serde(default)]
+    pub kbench: Option<Spanned<String>>,
+    /// An image with `fio` on the PATH, for the kubestr-style fio jobs.
+    #[serde(default)]
+    pub fio: Option<Spanned<String>>,
+}
+
+impl BenchImages {
+    pub fn get(&self, tool: Tool) -> Option<&Spanned<String>> {
+        match tool {
+            Tool::Dbench => self.dbench.as_ref(),
+            Tool::Kbench => self.kbench.as_ref(),
+            Tool::Fio => self.fio.as_ref(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]

@@ -58,6 +58,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("nodes.sh.j2", include_str!("templates/nodes.sh.j2")),
     ("storageclass.yaml.j2", include_str!("templates/storageclass.yaml.j2")),
     ("kustomization.yaml.j2", include_str!("templates/kustomization.yaml.j2")),
+    ("benchmark.yaml.j2", include_str!("templates/benchmark.yaml.j2")),
+    ("bench-namespace.yaml.j2", include_str!("templates/bench-namespace.yaml.j2")),
+    ("bench-kustomization.yaml.j2", include_str!("templates/bench-kustomization.yaml.j2")),
+    ("fio-jobs.fio.j2", include_str!("templates/fio-jobs.fio.j2")),
 ];
 
 /// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.
@@ -166,14 +170,60 @@ pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
         resources.push("storageclasses.yaml");
     }
     if !resources.is_empty() {
-        let text =
-            render("kustomization.yaml.j2", context! { origin => origin, resources => resources })?;
+        let text = render(
+            "kustomization.yaml.j2",
+            context! { origin => origin.clone(), resources => resources },
+        )?;
         tree.insert(format!("{dir}/kustomization.yaml"), text);
+    }
+    if let Some(bench) = &plan.benchmark {
+        benchmarks(bench, &origin, dir, &mut tree)?;
     }
     check_yaml(&tree)?;
     let manifest = manifest(&tree, dir);
     tree.insert(format!("{dir}/{MANIFEST}"), manifest);
     Ok(tree)
+}
+
+/// The fio job file of the kubestr-style benchmark.
+pub fn fio_jobs(quick: bool) -> Result<String, RenderError> {
+    render("fio-jobs.fio.j2", context! { quick => quick })
+}
+
+/// `<cluster>/benchmarks/`: the namespace, a file per class and tool, and their kustomization.
+fn benchmarks(
+    bench: &crate::plan::benchmark::BenchPlan,
+    origin: &Value,
+    dir: &str,
+    tree: &mut Tree,
+) -> Result<(), RenderError> {
+    use crate::plan::benchmark::{DEADLINE_SECONDS, TTL_SECONDS};
+    let base = format!("{dir}/benchmarks");
+    let common = context! {
+        origin => origin.clone(),
+        cluster => bench.cluster.clone(),
+        namespace => bench.namespace.clone(),
+    };
+    tree.insert(
+        format!("{base}/namespace.yaml"),
+        render("bench-namespace.yaml.j2", common.clone())?,
+    );
+    let fio = fio_jobs(bench.quick)?;
+    let mut resources = vec!["namespace.yaml".to_string()];
+    for f in &bench.files {
+        let ctx = context! {
+            f => ser(f),
+            fio_jobs => fio.clone(),
+            deadline => DEADLINE_SECONDS,
+            ttl => TTL_SECONDS,
+            ..common.clone()
+        };
+        tree.insert(format!("{base}/{}", f.file), render("benchmark.yaml.j2", ctx)?);
+        resources.push(f.file.clone());
+    }
+    let ctx = context! { resources => resources, ..common };
+    tree.insert(format!("{base}/kustomization.yaml"), render("bench-kustomization.yaml.j2", ctx)?);
+    Ok(())
 }
 
 /// `.lhc-manifest.json`: the path and sha256 of every file lhc wrote, nothing else.

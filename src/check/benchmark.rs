@@ -1,34 +1,252 @@
-//! `[benchmark]`: the names it refers to.
+//! `[benchmark]`: the names it refers to, pinned images, a test size that defeats caches, and
+//! classes that can hold the benchmark volumes; the resolved benchmark for the planner.
 
-use super::duplicates;
+use super::scheduling::Scheduling;
+use super::{DiskFacts, Target, duplicates};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
-use crate::model::ClusterFile;
+use crate::knowledge::bench;
+use crate::model::{ClusterFile, Tool};
+use crate::quantity::Bytes;
 
-pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) {
-    let Some(bench) = &file.benchmark else { return };
-    if let Some(tools) = &bench.tools {
-        duplicates("benchmark tool", tools.iter().map(|t| (t.as_str(), &t.span)), out);
-    }
+/// The benchmark as the planner needs it.
+#[derive(Debug, Clone)]
+pub struct BenchFacts {
+    pub namespace: String,
+    /// Test data per run (the fio file size).
+    pub size: Bytes,
+    pub tools: Vec<Tool>,
+    pub classes: Vec<String>,
+    pub baseline: Option<String>,
+    pub pool: Option<String>,
+    /// The nodes the pods are pinned to (empty: anywhere).
+    pub nodes: Vec<String>,
+    pub quick: bool,
+    /// The image of each tool in `tools`.
+    pub images: Vec<(Tool, String)>,
+}
+
+pub const DEFAULT_NAMESPACE: &str = "storage-bench";
+pub const DEFAULT_SIZE: Bytes = Bytes::gib(25);
+/// Below this, page caches can hold the test file (kbench: at least 25x the bandwidth).
+const SMALL: Bytes = Bytes::gib(10);
+
+pub(super) fn check(
+    file: &ClusterFile,
+    target: &Target,
+    disks: &[Vec<DiskFacts>],
+    out: &mut Vec<Diagnostic>,
+) -> Option<BenchFacts> {
+    let bench = file.benchmark.as_ref()?;
+    let tools: Vec<Tool> = match &bench.tools {
+        Some(t) => {
+            duplicates("benchmark tool", t.iter().map(|t| (t.as_str(), &t.span)), out);
+            let mut v: Vec<Tool> = t.iter().map(|t| t.value).collect();
+            v.dedup();
+            v
+        }
+        None => vec![Tool::Kbench],
+    };
     if let Some(classes) = &bench.classes {
         duplicates("benchmark class", classes.iter().map(|c| (c.as_str(), &c.span)), out);
     }
+
+    let mut nodes = vec![];
     if let Some(pool) = &bench.pool {
-        if !file.pools.iter().any(|p| p.name.as_str() == pool.as_str()) {
-            let mut d = Diagnostic::error(
-                Message::UnknownPool { name: pool.to_string() },
-                pool.span.clone(),
-            );
-            d.help = Some(match did_you_mean(pool, file.pools.iter().map(|p| p.name.as_str())) {
-                Some(m) => format!("did you mean `{m}`?"),
-                None if file.pools.is_empty() => {
-                    "declare the pool with `[[pool]]`, or remove `pool`".into()
+        match file.pools.iter().find(|p| p.name.as_str() == pool.as_str()) {
+            Some(p) => nodes = p.nodes.iter().map(|n| n.to_string()).collect(),
+            None => {
+                let mut d = Diagnostic::error(
+                    Message::UnknownPool { name: pool.to_string() },
+                    pool.span.clone(),
+                );
+                d.help =
+                    Some(match did_you_mean(pool, file.pools.iter().map(|p| p.name.as_str())) {
+                        Some(m) => format!("did you mean `{m}`?"),
+                        None if file.pools.is_empty() => {
+                            "declare the pool with `[[pool]]`, or remove `pool`".into()
+                        }
+                        None => format!(
+                            "pools in this file: {}",
+                            file.pools
+                                .iter()
+                                .map(|p| p.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                out.push(d);
+            }
+        }
+    }
+
+    let quick = bench.quick.as_ref().is_some_and(|q| q.value);
+    let size = match &bench.size {
+        None => DEFAULT_SIZE,
+        Some(s) => match Bytes::parse(s) {
+            Ok(b) if b.0 > 0 => {
+                if b < SMALL && !quick {
+                    out.push(
+                        Diagnostic::warning(Message::SmallBenchmarkSize { size: format!("\"{}\"", s.value) }, s.span.clone())
+                            .with_help("use at least 10Gi (kbench: 25 times the volume's bandwidth), or set `quick = true` for a smoke test"),
+                    );
                 }
-                None => format!(
-                    "pools in this file: {}",
-                    file.pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            });
-            out.push(d);
+                b
+            }
+            Ok(_) | Err(_) => {
+                out.push(Diagnostic::error(
+                    Message::InvalidFormat {
+                        key: "size".into(),
+                        value: format!("\"{}\"", s.value),
+                        expected: "a size above zero, in whole bytes".into(),
+                    },
+                    s.span.clone(),
+                ));
+                DEFAULT_SIZE
+            }
+        },
+    };
+
+    let mut images = vec![];
+    for tool in &tools {
+        let given = bench.images.as_ref().and_then(|i| i.get(*tool));
+        if let Some(image) = given {
+            if let Some(why) = bench::unpinned(image) {
+                out.push(
+                    Diagnostic::error(Message::UnpinnedImage { image: image.value.clone(), why }, image.span.clone())
+                        .with_help("pin a tag (`registry/kbench:v0.1.0`) or a digest (`registry/kbench@sha256:...`), so every run measures the same tool"),
+                );
+            }
+        }
+        images.push((
+            *tool,
+            given.map_or_else(|| bench::info(*tool).image.clone(), |i| i.value.clone()),
+        ));
+    }
+
+    let baseline = bench.baseline.as_ref().map(|b| b.to_string());
+    if let Some(b) = &bench.baseline {
+        if !tools.contains(&Tool::Kbench) {
+            out.push(
+                Diagnostic::warning(Message::BaselineWithoutKbench, b.span.clone())
+                    .with_help("add \"kbench\" to `tools`, or remove `baseline`"),
+            );
+        }
+    }
+
+    let chart_class = target.chart.is_some();
+    let classes: Vec<String> = match &bench.classes {
+        Some(c) => c.iter().map(|c| c.to_string()).collect(),
+        None => chart_class
+            .then(|| "longhorn".to_string())
+            .into_iter()
+            .chain(file.storage_classes.iter().map(|c| c.name.to_string()))
+            .collect(),
+    };
+    if classes.is_empty() {
+        out.push(
+            Diagnostic::error(Message::NoBenchmarkClasses, bench.span.clone())
+                .with_help("name the classes to measure: `classes = [\"premium-rwo\"]`"),
+        );
+    }
+
+    check_classes(
+        file,
+        target,
+        disks,
+        bench.pool.as_ref().map(|p| p.as_str()),
+        &classes,
+        &tools,
+        size,
+        out,
+        bench,
+    );
+
+    Some(BenchFacts {
+        namespace: bench.namespace.as_ref().map_or(DEFAULT_NAMESPACE.into(), |n| n.to_string()),
+        size,
+        tools,
+        classes,
+        baseline,
+        pool: bench.pool.as_ref().map(|p| p.to_string()),
+        nodes,
+        quick,
+        images,
+    })
+}
+
+/// Longhorn classes of this file that cannot hold the benchmark volume `replicas` times, or
+/// have no replica in the pool the pods run on.
+#[allow(clippy::too_many_arguments)]
+fn check_classes(
+    file: &ClusterFile,
+    target: &Target,
+    disks: &[Vec<DiskFacts>],
+    pool: Option<&str>,
+    classes: &[String],
+    tools: &[Tool],
+    size: Bytes,
+    out: &mut Vec<Diagnostic>,
+    bench: &crate::model::Spanned<crate::model::Benchmark>,
+) {
+    if target.chart.is_none() {
+        return;
+    }
+    let scheduling = Scheduling::new(file);
+    let volume = tools.iter().map(|t| bench::volume_size(*t, size)).max().unwrap_or(size);
+    let none: Vec<String> = vec![];
+    for class in classes {
+        let (replicas, disk_tags, node_tags) = if class == "longhorn" {
+            let replicas = file
+                .longhorn
+                .as_ref()
+                .and_then(|l| l.default_class.as_ref())
+                .and_then(|d| d.replicas.as_ref())
+                .map_or(3, |r| r.value);
+            (replicas, none.clone(), none.clone())
+        } else if let Some(c) = file.storage_classes.iter().find(|c| c.name.as_str() == class) {
+            (
+                c.replicas.as_ref().map_or(3, |r| r.value),
+                c.disk_tags.iter().map(|t| t.to_string()).collect(),
+                c.node_tags.iter().map(|t| t.to_string()).collect(),
+            )
+        } else {
+            continue; // a class that exists in the cluster already: lhc knows nothing of it
+        };
+        let span = bench
+            .classes
+            .as_ref()
+            .and_then(|cs| cs.iter().find(|c| c.as_str() == class).map(|c| c.span.clone()))
+            .unwrap_or_else(|| bench.span.clone());
+        if scheduling.exhaustive {
+            let room = scheduling.nodes_with_room(&disk_tags, &node_tags, disks, volume, None);
+            if room < replicas as usize {
+                out.push(
+                    Diagnostic::warning(
+                        Message::BenchmarkCapacity {
+                            class: class.clone(),
+                            volume: volume.to_string(),
+                            replicas,
+                            room,
+                        },
+                        span.clone(),
+                    )
+                    .with_help("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count)"),
+                );
+            }
+        }
+        if let Some(pool) = pool {
+            let Some(p) = file.pools.iter().find(|p| p.name.as_str() == pool) else { continue };
+            let here = scheduling.pool_matches(p, &node_tags)
+                && p.disks.iter().any(|d| scheduling.disk_matches(d, &disk_tags));
+            if !here && scheduling.exhaustive {
+                out.push(
+                    Diagnostic::warning(
+                        Message::BenchmarkPoolNoReplica { pool: pool.to_string(), class: class.clone() },
+                        span,
+                    )
+                    .with_help("the benchmark then measures every read and write over the network; pin it to a pool that holds the class's replicas to measure local access"),
+                );
+            }
         }
     }
 }

@@ -1,8 +1,7 @@
 //! StorageClasses: names, the one default class, tags that some disk or pool must carry, the
 //! replica rule, and the parameters the Longhorn CSI driver reads.
 
-use std::collections::BTreeSet;
-
+use super::scheduling::Scheduling;
 use super::{Target, bool_setting, duplicates, formats, list};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
@@ -81,11 +80,6 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
             check_parameters(file, class, chart, out);
         }
     }
-}
-
-/// How many nodes of a checked file can hold a replica of a class with these tags.
-pub fn eligible_nodes(file: &ClusterFile, disk_tags: &[String], node_tags: &[String]) -> usize {
-    Scheduling::new(file).eligible_nodes(disk_tags, node_tags)
 }
 
 /// The chart's own `longhorn` class exists whenever Longhorn is on.
@@ -202,67 +196,7 @@ struct Ask<'a> {
     fix: &'a str,
 }
 
-/// Which nodes can hold a replica of a class, from the pools' disks and tags.
-struct Scheduling<'a> {
-    file: &'a ClusterFile,
-    disk_tags: BTreeSet<String>,
-    node_tags: BTreeSet<String>,
-    /// Whether the file declares disks, so that lhc knows every node Longhorn will use.
-    exhaustive: bool,
-    soft_anti_affinity: bool,
-    allow_empty_node_selector: bool,
-    allow_empty_disk_selector: bool,
-}
-
-impl<'a> Scheduling<'a> {
-    fn new(file: &'a ClusterFile) -> Self {
-        let disk_tags = file
-            .pools
-            .iter()
-            .flat_map(|p| p.disks.iter().flat_map(|d| d.tags.iter().map(|t| t.to_string())))
-            .collect();
-        let node_tags =
-            file.pools.iter().flat_map(|p| p.node_tags.iter().map(|t| t.to_string())).collect();
-        Scheduling {
-            file,
-            disk_tags,
-            node_tags,
-            exhaustive: file.pools.iter().any(|p| !p.disks.is_empty()),
-            soft_anti_affinity: bool_setting(file, "replicaSoftAntiAffinity", false),
-            allow_empty_node_selector: bool_setting(file, "allowEmptyNodeSelectorVolume", true),
-            allow_empty_disk_selector: bool_setting(file, "allowEmptyDiskSelectorVolume", true),
-        }
-    }
-
-    /// Nodes whose pool carries all `node_tags` and that have a schedulable disk carrying all
-    /// `disk_tags` (Longhorn ANDs selector tags; empty selectors follow the allow-empty settings).
-    fn eligible_nodes<T: AsRef<str>>(&self, disk_tags: &[T], node_tags: &[T]) -> usize {
-        let covers = |have: &[Spanned<Tag>], want: &[T], allow_empty: bool| {
-            if want.is_empty() {
-                allow_empty || have.is_empty()
-            } else {
-                want.iter().all(|w| have.iter().any(|h| h.as_str() == w.as_ref()))
-            }
-        };
-        self.file
-            .pools
-            .iter()
-            .filter(|p| covers(&p.node_tags, node_tags, self.allow_empty_node_selector))
-            .filter(|p| {
-                if self.exhaustive {
-                    p.disks.iter().any(|d| {
-                        d.allow_scheduling.as_ref().is_none_or(|a| a.value)
-                            && covers(&d.tags, disk_tags, self.allow_empty_disk_selector)
-                    })
-                } else {
-                    // Without declared disks every node gets one untagged default disk.
-                    disk_tags.is_empty()
-                }
-            })
-            .map(|p| p.nodes.len())
-            .sum()
-    }
-
+impl Scheduling<'_> {
     fn check_replicas(&self, ask: &Ask<'_>, out: &mut Vec<Diagnostic>) {
         let Ask { class, replicas, disk_tags, node_tags, fix, .. } = *ask;
         let span = ask.span.clone();

@@ -7,8 +7,10 @@
 
 mod benchmark;
 mod classes;
+mod scheduling;
 
-pub use classes::eligible_nodes;
+pub use benchmark::BenchFacts;
+pub use scheduling::eligible_nodes;
 mod formats;
 mod pools;
 mod settings;
@@ -32,6 +34,8 @@ pub struct Facts {
     pub chart_version: Option<String>,
     /// Per pool, per disk: resolved size and reserved bytes.
     pub disks: Vec<Vec<DiskFacts>>,
+    /// The benchmark, when the file has `[benchmark]`.
+    pub benchmark: Option<BenchFacts>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +54,7 @@ pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
         settings::check(file, chart, &mut out);
     }
     classes::check(file, &target, &mut out);
-    benchmark::check(file, &mut out);
+    let bench = benchmark::check(file, &target, &facts_disks, &mut out);
     crate::diagnostic::sort(&mut out);
     let facts = Facts {
         provider: target.provider,
@@ -58,6 +62,7 @@ pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
         chart: target.chart,
         chart_version: target.chart_version,
         disks: facts_disks,
+        benchmark: bench,
     };
     (facts, out)
 }

@@ -3,6 +3,7 @@
 //! StorageClass parameters, Hetzner Cloud's catalogue, and the Kubernetes versions lhc writes
 //! manifests for.
 
+pub mod bench;
 pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;

@@ -2,6 +2,8 @@
 //! defaults, byte counts, how each Helm value must be quoted for its chart, and the order of
 //! everything. The templates only format a plan.
 
+pub mod benchmark;
+
 use serde::Serialize;
 
 use crate::check::Facts;
@@ -29,6 +31,7 @@ pub struct Plan {
     /// Node operations of `nodes.sh`, one entry per pool that needs any.
     pub pools: Vec<PoolPlan>,
     pub storage_classes: Vec<ClassPlan>,
+    pub benchmark: Option<benchmark::BenchPlan>,
 }
 
 #[derive(Debug, Serialize)]
@@ -177,8 +180,11 @@ pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
     } else {
         vec![]
     };
+    let benchmark =
+        facts.benchmark.as_ref().map(|b| benchmark::plan(file.cluster.name.as_str(), b));
     Plan {
         cluster: file.cluster.name.to_string(),
+        benchmark,
         origin,
         kubernetes: facts.kubernetes.to_string(),
         longhorn,

@@ -1,0 +1,115 @@
+//! Where Longhorn can put replicas: which nodes carry a schedulable disk with a class's disk
+//! tags and a pool with its node tags (selector tags are ANDed; empty selectors follow the
+//! `allowEmpty*SelectorVolume` settings), and which of those disks have room for a volume.
+
+use std::collections::BTreeSet;
+
+use super::{DiskFacts, bool_setting, int_setting};
+use crate::model::{ClusterFile, Disk, Pool, Spanned, Tag};
+use crate::quantity::Bytes;
+
+pub(crate) struct Scheduling<'a> {
+    pub file: &'a ClusterFile,
+    pub disk_tags: BTreeSet<String>,
+    pub node_tags: BTreeSet<String>,
+    /// Whether the file declares disks, so that lhc knows every node Longhorn will use.
+    pub exhaustive: bool,
+    pub soft_anti_affinity: bool,
+    allow_empty_node_selector: bool,
+    allow_empty_disk_selector: bool,
+    over_provisioning: u64,
+}
+
+fn covers<T: AsRef<str>>(have: &[Spanned<Tag>], want: &[T], allow_empty: bool) -> bool {
+    if want.is_empty() {
+        allow_empty || have.is_empty()
+    } else {
+        want.iter().all(|w| have.iter().any(|h| h.as_str() == w.as_ref()))
+    }
+}
+
+impl<'a> Scheduling<'a> {
+    pub fn new(file: &'a ClusterFile) -> Self {
+        let disk_tags = file
+            .pools
+            .iter()
+            .flat_map(|p| p.disks.iter().flat_map(|d| d.tags.iter().map(|t| t.to_string())))
+            .collect();
+        let node_tags =
+            file.pools.iter().flat_map(|p| p.node_tags.iter().map(|t| t.to_string())).collect();
+        Scheduling {
+            file,
+            disk_tags,
+            node_tags,
+            exhaustive: file.pools.iter().any(|p| !p.disks.is_empty()),
+            soft_anti_affinity: bool_setting(file, "replicaSoftAntiAffinity", false),
+            allow_empty_node_selector: bool_setting(file, "allowEmptyNodeSelectorVolume", true),
+            allow_empty_disk_selector: bool_setting(file, "allowEmptyDiskSelectorVolume", true),
+            over_provisioning: int_setting(file, "storageOverProvisioningPercentage")
+                .and_then(|p| u64::try_from(p).ok())
+                .unwrap_or(100),
+        }
+    }
+
+    pub fn pool_matches<T: AsRef<str>>(&self, pool: &Pool, node_tags: &[T]) -> bool {
+        covers(&pool.node_tags, node_tags, self.allow_empty_node_selector)
+    }
+
+    pub fn disk_matches<T: AsRef<str>>(&self, disk: &Disk, disk_tags: &[T]) -> bool {
+        disk.allow_scheduling.as_ref().is_none_or(|a| a.value)
+            && covers(&disk.tags, disk_tags, self.allow_empty_disk_selector)
+    }
+
+    /// Nodes that can hold a replica of a class with these tags.
+    pub fn eligible_nodes<T: AsRef<str>>(&self, disk_tags: &[T], node_tags: &[T]) -> usize {
+        self.file
+            .pools
+            .iter()
+            .filter(|p| self.pool_matches(p, node_tags))
+            .filter(|p| {
+                if self.exhaustive {
+                    p.disks.iter().any(|d| self.disk_matches(d, disk_tags))
+                } else {
+                    // Without declared disks every node gets one untagged default disk.
+                    disk_tags.is_empty()
+                }
+            })
+            .map(|p| p.nodes.len())
+            .sum()
+    }
+
+    /// Nodes (of `only_pool`, when given) with a matching disk on which Longhorn would schedule
+    /// a replica of `volume` bytes on an empty disk:
+    /// `volume <= (size - reserved) * storageOverProvisioningPercentage / 100`.
+    pub fn nodes_with_room<T: AsRef<str>>(
+        &self,
+        disk_tags: &[T],
+        node_tags: &[T],
+        disks: &[Vec<DiskFacts>],
+        volume: Bytes,
+        only_pool: Option<&str>,
+    ) -> usize {
+        self.file
+            .pools
+            .iter()
+            .zip(disks)
+            .filter(|(p, _)| only_pool.is_none_or(|name| p.name.as_str() == name))
+            .filter(|(p, _)| self.pool_matches(p, node_tags))
+            .filter(|(p, facts)| {
+                p.disks.iter().zip(facts.iter()).any(|(d, f)| {
+                    let Some(size) = f.size else { return false };
+                    let room = u128::from(size.0.saturating_sub(f.reserved.0))
+                        * u128::from(self.over_provisioning)
+                        / 100;
+                    self.disk_matches(d, disk_tags) && u128::from(volume.0) <= room
+                })
+            })
+            .map(|(p, _)| p.nodes.len())
+            .sum()
+    }
+}
+
+/// How many nodes of a checked file can hold a replica of a class with these tags.
+pub fn eligible_nodes(file: &ClusterFile, disk_tags: &[String], node_tags: &[String]) -> usize {
+    Scheduling::new(file).eligible_nodes(disk_tags, node_tags)
+}

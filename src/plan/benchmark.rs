@@ -1,0 +1,315 @@
+//! Planning the benchmark Jobs: for each class and tool one file with its PVC(s), the fio job
+//! file when the tool needs one, and the Job (image, environment, mounts, placement), plus
+//! kbench's comparison against the baseline.
+
+use serde::Serialize;
+
+use crate::check::BenchFacts;
+use crate::knowledge::bench;
+use crate::model::Tool;
+use crate::quantity::Bytes;
+
+/// Jobs keep their pod (and its log) this long after they finish.
+pub const TTL_SECONDS: u64 = 7 * 24 * 3600;
+/// A Job that has not finished after this long (including time Pending) fails.
+pub const DEADLINE_SECONDS: u64 = 3600;
+
+#[derive(Debug, Serialize)]
+pub struct BenchPlan {
+    pub namespace: String,
+    pub cluster: String,
+    pub files: Vec<BenchFile>,
+    pub quick: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BenchFile {
+    /// `kbench-longhorn-fast.yaml`
+    pub file: String,
+    pub tool: &'static str,
+    /// What the file measures, one line.
+    pub title: String,
+    /// More about it, a comment line each.
+    pub about: Vec<String>,
+    /// The Job's name (also its PVC's and ConfigMap's).
+    pub job: String,
+    pub labels: Vec<(String, String)>,
+    pub annotations: Vec<(String, String)>,
+    pub config_map: Option<ConfigMap>,
+    pub pvcs: Vec<Pvc>,
+    pub image: String,
+    pub command: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Node names the pod may run on (empty: anywhere).
+    pub nodes: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ConfigMap {
+    pub name: String,
+    pub key: String,
+    pub mount: String,
+    pub quick: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Pvc {
+    pub name: String,
+    /// The volume in the pod spec.
+    pub volume: String,
+    pub class: String,
+    pub storage: String,
+    pub mount: String,
+}
+
+/// A size as fio reads it: `25g` (fio's suffixes are powers of 1024), `500m`, or bytes.
+pub fn fio_size(b: Bytes) -> String {
+    match b.0 {
+        n if n > 0 && n % (1 << 30) == 0 => format!("{}g", n >> 30),
+        n if n > 0 && n % (1 << 20) == 0 => format!("{}m", n >> 20),
+        n => n.to_string(),
+    }
+}
+
+/// A DNS-1123 label made from `name`: dots become dashes, and a name over 63 characters is cut
+/// and given a hash of the whole, so distinct names stay distinct.
+pub fn label(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    if clean.len() <= 63 && clean == name {
+        return clean;
+    }
+    let hash = &crate::render::sha256_hex(name.as_bytes())[..8];
+    let keep = clean.len().min(63 - 9);
+    format!("{}-{hash}", clean[..keep].trim_end_matches('-'))
+}
+
+pub fn plan(cluster: &str, b: &BenchFacts) -> BenchPlan {
+    let mut files = vec![];
+    let image = |tool: Tool| {
+        b.images
+            .iter()
+            .find(|(t, _)| *t == tool)
+            .map_or_else(|| bench::info(tool).image.clone(), |(_, i)| i.clone())
+    };
+    for class in &b.classes {
+        for tool in &b.tools {
+            files.push(single(cluster, b, *tool, class, image(*tool)));
+        }
+    }
+    if let (Some(baseline), true) = (&b.baseline, b.tools.contains(&Tool::Kbench)) {
+        for class in b.classes.iter().filter(|c| *c != baseline) {
+            files.push(comparison(cluster, b, class, baseline, image(Tool::Kbench)));
+        }
+    }
+    BenchPlan {
+        namespace: b.namespace.clone(),
+        cluster: cluster.to_string(),
+        files,
+        quick: b.quick,
+    }
+}
+
+fn labels(cluster: &str, tool: Tool, class: &str, baseline: Option<&str>) -> Vec<(String, String)> {
+    let mut l = vec![
+        ("app.kubernetes.io/managed-by".to_string(), "lhc".to_string()),
+        ("app.kubernetes.io/name".to_string(), tool.as_str().to_string()),
+        ("lhc.dev/cluster".to_string(), cluster.to_string()),
+        ("lhc.dev/tool".to_string(), tool.as_str().to_string()),
+        ("lhc.dev/class".to_string(), label(class)),
+    ];
+    if let Some(b) = baseline {
+        l.push(("lhc.dev/baseline".to_string(), label(b)));
+    }
+    l
+}
+
+fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String) -> BenchFile {
+    let job = label(&format!("{}-{class}", tool.as_str()));
+    let volume = bench::volume_size(tool, b.size);
+    let size = fio_size(b.size);
+    let (mount, command, env, config_map, title, about) = match tool {
+        Tool::Kbench => (
+            "/volume/",
+            vec![],
+            kbench_env(&[("FILE_NAME", "/volume/test")], &size, b.quick),
+            None,
+            format!("kbench on StorageClass `{class}`"),
+            vec![
+                "kbench runs fio's IOPS (4k), bandwidth (128k) and latency (4k, depth 1) tests, random and".into(),
+                format!(
+                    "sequential, read and write, on one {} file ({}), and prints a summary.",
+                    b.size,
+                    if b.quick { "quick mode: about 1.5 minutes" } else { "about 6 minutes" }
+                ),
+            ],
+        ),
+        Tool::Dbench => (
+            "/data",
+            vec![],
+            vec![
+                ("DBENCH_MOUNTPOINT".to_string(), "/data".to_string()),
+                ("DBENCH_QUICK".to_string(), if b.quick { "yes" } else { "no" }.to_string()),
+                ("FIO_SIZE".to_string(), size.clone()),
+                ("FIO_OFFSET_INCREMENT".to_string(), fio_size(bench::dbench_offset_increment())),
+                ("FIO_DIRECT".to_string(), "1".to_string()),
+            ],
+            None,
+            format!("dbench on StorageClass `{class}`"),
+            vec![
+                "dbench runs fio's random IOPS and bandwidth tests".to_string()
+                    + if b.quick { " (quick mode: about 70 seconds)." } else { ", latency, sequential and mixed tests (about 2.5 minutes)." },
+                format!("Each test uses a {} file; the sequential tests run four threads.", b.size),
+            ],
+        ),
+        Tool::Fio => (
+            "/data",
+            vec![
+                "fio".to_string(),
+                "--directory=/data".to_string(),
+                "/etc/lhc/fio-jobs.fio".to_string(),
+                "--output-format=json".to_string(),
+            ],
+            vec![
+                ("LHC_SIZE".to_string(), size.clone()),
+                ("LHC_RAMP_TIME".to_string(), if b.quick { "1s" } else { "2s" }.to_string()),
+                ("LHC_RUNTIME".to_string(), if b.quick { "5s" } else { "15s" }.to_string()),
+            ],
+            Some(ConfigMap {
+                name: job.clone(),
+                key: "fio-jobs.fio".into(),
+                mount: "/etc/lhc".into(),
+                quick: b.quick,
+            }),
+            format!("The four `kubestr fio` jobs on StorageClass `{class}`"),
+            vec![
+                "Read and write IOPS (4k) and bandwidth (128k), iodepth 64, direct I/O, as `kubestr fio` runs".into(),
+                "them, but one after another (stonewall) instead of all at once, with latency, on one".into(),
+                format!("{} file, and with fio's JSON as the log.", b.size),
+            ],
+        ),
+    };
+    BenchFile {
+        file: format!("{job}.yaml"),
+        tool: tool.as_str(),
+        title,
+        about,
+        labels: labels(cluster, tool, class, None),
+        annotations: vec![
+            ("lhc.dev/storage-class".into(), class.to_string()),
+            ("lhc.dev/size".into(), b.size.to_string()),
+        ],
+        config_map,
+        pvcs: vec![Pvc {
+            name: job.clone(),
+            volume: "data".into(),
+            class: class.to_string(),
+            storage: volume.to_string(),
+            mount: mount.to_string(),
+        }],
+        job,
+        image,
+        command,
+        env,
+        nodes: b.nodes.clone(),
+    }
+}
+
+fn kbench_env(files: &[(&str, &str)], size: &str, quick: bool) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> =
+        files.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    env.push(("SIZE".into(), size.to_string()));
+    env.push(("CPU_IDLE_PROF".into(), "disabled".into()));
+    if quick {
+        // The one quick switch every kbench image generation reads (newer ones also take MODE).
+        env.push(("QUICK_MODE".into(), "1".into()));
+    }
+    env
+}
+
+fn comparison(
+    cluster: &str,
+    b: &BenchFacts,
+    class: &str,
+    baseline: &str,
+    image: String,
+) -> BenchFile {
+    let job = label(&format!("kbench-{class}-vs-{baseline}"));
+    let volume = bench::volume_size(Tool::Kbench, b.size).to_string();
+    let size = fio_size(b.size);
+    let mut env = vec![
+        ("FIRST_VOL_NAME".to_string(), baseline.to_string()),
+        ("FIRST_VOL_FILE".to_string(), "/volume1/test".to_string()),
+        ("SECOND_VOL_NAME".to_string(), class.to_string()),
+        ("SECOND_VOL_FILE".to_string(), "/volume2/test".to_string()),
+    ];
+    env.extend(kbench_env(&[], &size, b.quick));
+    BenchFile {
+        file: format!("{job}.yaml"),
+        tool: "kbench",
+        title: format!("kbench comparing StorageClass `{class}` with the baseline `{baseline}`"),
+        about: vec![
+            format!(
+                "kbench runs its tests on a `{baseline}` volume, then on a `{class}` volume, in one pod,"
+            ),
+            format!(
+                "and prints the change in percent ({}). Both volumes must be attachable to one node.",
+                if b.quick { "quick mode: about 3 minutes" } else { "about 12 minutes" }
+            ),
+        ],
+        labels: labels(cluster, Tool::Kbench, class, Some(baseline)),
+        annotations: vec![
+            ("lhc.dev/storage-class".into(), class.to_string()),
+            ("lhc.dev/baseline".into(), baseline.to_string()),
+            ("lhc.dev/size".into(), b.size.to_string()),
+        ],
+        config_map: None,
+        pvcs: vec![
+            Pvc {
+                name: label(&format!("{job}-baseline")),
+                volume: "vol1".into(),
+                class: baseline.to_string(),
+                storage: volume.clone(),
+                mount: "/volume1/".into(),
+            },
+            Pvc {
+                name: label(&format!("{job}-class")),
+                volume: "vol2".into(),
+                class: class.to_string(),
+                storage: volume,
+                mount: "/volume2/".into(),
+            },
+        ],
+        job,
+        image,
+        command: vec!["bash".into(), "/fio/cmp_run.sh".into()],
+        env,
+        nodes: b.nodes.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_stay_valid_and_distinct() {
+        assert_eq!(label("kbench-longhorn-fast"), "kbench-longhorn-fast");
+        let dotted = label("fio-managed.premium");
+        assert!(dotted.starts_with("fio-managed-premium-") && dotted.len() == 28, "{dotted}");
+        let long = format!("kbench-{}-vs-local-path", "a".repeat(60));
+        let l = label(&long);
+        assert!(l.len() <= 63 && crate::names::is_dns_label(&l), "{l}");
+        assert_ne!(l, label(&format!("kbench-{}-vs-local-path2", "a".repeat(60))));
+        assert!(crate::names::is_dns_label(&label("fio-gp2.example.com")));
+    }
+
+    #[test]
+    fn fio_sizes() {
+        assert_eq!(fio_size(Bytes::gib(25)), "25g");
+        assert_eq!(fio_size(Bytes(500 << 20)), "500m");
+        assert_eq!(fio_size(Bytes(100_000_000_000)), "100000000000");
+    }
+}
