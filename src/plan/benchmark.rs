@@ -9,6 +9,9 @@ use crate::knowledge::bench;
 use crate::model::Tool;
 use crate::quantity::Bytes;
 
+/// The first line of the fio Job's log, before fio's JSON: `lhc-benchmark: tool=fio class=...`.
+pub const FIO_MARKER: &str = "lhc-benchmark:";
+
 /// Jobs keep their pod (and its log) this long after they finish.
 pub const TTL_SECONDS: u64 = 7 * 24 * 3600;
 /// A Job that has not finished after this long (including time Pending) fails.
@@ -130,11 +133,15 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
     let job = label(&format!("{}-{class}", tool.as_str()));
     let volume = bench::volume_size(tool, b.size);
     let size = fio_size(b.size);
+    // Each Job names its class in its log, so `lhc report` can tell runs apart: kbench's
+    // summary prints `For: <OUTPUT>`, dbench prints `Working dir: <mount point>`, and the fio Job
+    // prints a line of its own before fio's JSON.
+    let dbench_dir = format!("/lhc/{}", label(class));
     let (mount, command, env, config_map, title, about) = match tool {
         Tool::Kbench => (
-            "/volume/",
+            "/volume/".to_string(),
             vec![],
-            kbench_env(&[("FILE_NAME", "/volume/test")], &size, b.quick),
+            kbench_env(&[("FILE_NAME", "/volume/test"), ("OUTPUT", class)], &size, b.quick),
             None,
             format!("kbench on StorageClass `{class}`"),
             vec![
@@ -147,10 +154,10 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
             ],
         ),
         Tool::Dbench => (
-            "/data",
+            dbench_dir.clone(),
             vec![],
             vec![
-                ("DBENCH_MOUNTPOINT".to_string(), "/data".to_string()),
+                ("DBENCH_MOUNTPOINT".to_string(), dbench_dir.clone()),
                 ("DBENCH_QUICK".to_string(), if b.quick { "yes" } else { "no" }.to_string()),
                 ("FIO_SIZE".to_string(), size.clone()),
                 ("FIO_OFFSET_INCREMENT".to_string(), fio_size(bench::dbench_offset_increment())),
@@ -165,14 +172,15 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
             ],
         ),
         Tool::Fio => (
-            "/data",
+            "/data".to_string(),
             vec![
-                "fio".to_string(),
-                "--directory=/data".to_string(),
-                "/etc/lhc/fio-jobs.fio".to_string(),
-                "--output-format=json".to_string(),
+                "sh".to_string(),
+                "-c".to_string(),
+                format!("echo \"{FIO_MARKER} tool=fio class=$LHC_CLASS cluster=$LHC_CLUSTER\"; exec fio --directory=/data /etc/lhc/fio-jobs.fio --output-format=json"),
             ],
             vec![
+                ("LHC_CLUSTER".to_string(), cluster.to_string()),
+                ("LHC_CLASS".to_string(), class.to_string()),
                 ("LHC_SIZE".to_string(), size.clone()),
                 ("LHC_RAMP_TIME".to_string(), if b.quick { "1s" } else { "2s" }.to_string()),
                 ("LHC_RUNTIME".to_string(), if b.quick { "5s" } else { "15s" }.to_string()),
@@ -207,7 +215,7 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
             volume: "data".into(),
             class: class.to_string(),
             storage: volume.to_string(),
-            mount: mount.to_string(),
+            mount,
         }],
         job,
         image,
