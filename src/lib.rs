@@ -28,6 +28,7 @@ pub mod profiles;
 pub mod quantity;
 pub mod render;
 pub mod report;
+pub mod results;
 pub mod schema;
 pub mod source;
 pub mod yaml;
