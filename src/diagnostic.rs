@@ -223,6 +223,10 @@ pub enum Message {
     UnpinnedImage { image: String, why: &'static str },
     #[error("there is no class to benchmark")]
     NoBenchmarkClasses,
+
+    // --- gitops ------------------------------------------------------------------------------------
+    #[error("`{key}` does nothing with `mode = \"{mode}\"`")]
+    UnusedGitopsKey { key: String, mode: &'static str },
     #[error("cluster `{name}` is also named in {first}; both would write `{folder}`")]
     OutputCollision { name: String, first: String, folder: String },
 }
@@ -298,6 +302,7 @@ impl Message {
             BaselineWithoutKbench => "baseline-without-kbench",
             UnpinnedImage { .. } => "unpinned-image",
             NoBenchmarkClasses => "no-benchmark-classes",
+            UnusedGitopsKey { .. } => "unused-gitops-key",
             OutputCollision { .. } => "output-collision",
         }
     }
@@ -362,6 +367,7 @@ pub const CODES: &[&str] = &[
     "baseline-without-kbench",
     "unpinned-image",
     "no-benchmark-classes",
+    "unused-gitops-key",
     "output-collision",
 ];
 

@@ -97,7 +97,11 @@ pub fn origin(input: &Path, out: Option<&Path>) -> Origin {
             command.push_str(&format!(" -o {}", shell_word(&name)));
         }
     }
-    Origin { input: input_text, command }
+    let out_name = out_abs
+        .as_ref()
+        .and_then(|o| o.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "out".into());
+    Origin { input: input_text, command, out_name }
 }
 
 fn shell_word(s: &str) -> String {

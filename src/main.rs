@@ -33,6 +33,14 @@ enum MessageFormat {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ExitCodeStyle {
     Kubectl,
     Terraform,
@@ -78,8 +86,37 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ExitCodeStyle::Kubectl)]
         exit_code_style: ExitCodeStyle,
     },
-    /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout.
-    Render { file: PathBuf },
+    /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout, and nothing
+    /// else (for an Argo CD plugin, or `| kubectl apply -f -`). Under Argo CD it reads
+    /// ARGOCD_ENV_LHC_FILE (the cluster file) and ARGOCD_ENV_LHC_CHART (`true`: include the
+    /// objects that install the Longhorn chart).
+    Render {
+        /// The cluster file (default: $ARGOCD_ENV_LHC_FILE, else the one `*.toml` here with a
+        /// `[cluster]` table).
+        file: Option<PathBuf>,
+        /// Also print the objects that install the Longhorn chart itself (default:
+        /// $ARGOCD_ENV_LHC_CHART).
+        #[arg(long)]
+        chart: bool,
+    },
+    /// Read benchmark logs (dbench, kbench, kubestr, fio JSON, lhc's Jobs) and compare classes.
+    Report {
+        /// Log files; `-` reads stdin (e.g. `kubectl logs -l lhc.dev/cluster=prod --prefix | lhc report -`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        format: ReportFormat,
+        /// Also write a bar chart of IOPS, bandwidth and latency per class to this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        chart: Option<PathBuf>,
+        /// Compare every class with this one (kbench's comparisons bring their own baseline).
+        #[arg(long, value_name = "CLASS")]
+        baseline: Option<String>,
+        /// Name the class of inputs that do not say it: once for all inputs, or once per input.
+        #[arg(long, value_name = "NAME")]
+        label: Vec<String>,
+    },
     /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
     Schema,
     /// Write a new cluster file from a shipped profile.
@@ -133,7 +170,10 @@ fn main() -> ExitCode {
         Command::Build { files, out, check: true, .. } => check_tree(&ui, &files, &out),
         Command::Build { files, out, check: false, force } => build(&ui, &files, &out, force),
         Command::Diff { files, out, exit_code_style } => diff(&ui, &files, &out, exit_code_style),
-        Command::Render { file } => render_cmd(&ui, &file),
+        Command::Render { file, chart } => render_cmd(&ui, file, chart),
+        Command::Report { files, format, chart, baseline, label } => {
+            report_cmd(&ui, &files, format, chart.as_deref(), baseline.as_deref(), &label)
+        }
         Command::Schema => {
             print(&schema::schema_text());
             OK
@@ -341,8 +381,120 @@ fn check_tree(ui: &Ui, files: &[PathBuf], out: &Path) -> u8 {
     INVALID
 }
 
-fn render_cmd(ui: &Ui, file: &Path) -> u8 {
-    let units = match compile(ui, &[file.to_path_buf()], None) {
+fn report_cmd(
+    ui: &Ui,
+    files: &[PathBuf],
+    format: ReportFormat,
+    chart: Option<&Path>,
+    baseline: Option<&str>,
+    labels: &[String],
+) -> u8 {
+    use lhc::results;
+    if labels.len() > 1 && labels.len() != files.len() {
+        error(ui, &format!("give --label once, or once per input ({} inputs, {} labels)", files.len(), labels.len()));
+        return FAILED;
+    }
+    let mut runs = vec![];
+    let mut failed = false;
+    for (i, path) in files.iter().enumerate() {
+        let name = path.display().to_string();
+        let text = if name == "-" {
+            let mut s = String::new();
+            match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+                Ok(_) => s,
+                Err(e) => {
+                    error(ui, &format!("cannot read stdin: {e}"));
+                    return FAILED;
+                }
+            }
+        } else {
+            match std::fs::read(path) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    error(ui, &format!("cannot read {name}: {e}"));
+                    return FAILED;
+                }
+            }
+        };
+        let parsed = results::parse(&text, &name);
+        for e in &parsed.errors {
+            error(ui, &format!("{}:{}: {}", e.file, e.line, e.message));
+            failed = true;
+        }
+        if parsed.runs.is_empty() && parsed.errors.is_empty() {
+            error(ui, &format!("{name}: no benchmark result found"));
+            failed = true;
+        }
+        let label = labels.get(if labels.len() == 1 { 0 } else { i }).cloned();
+        for mut run in parsed.runs {
+            if run.class.is_none() {
+                run.class = label.clone();
+            }
+            runs.push(run);
+        }
+    }
+    if runs.is_empty() {
+        return INVALID;
+    }
+    let report = results::compare::build(&runs, baseline);
+    let text = match format {
+        ReportFormat::Table => results::table::text(&report),
+        ReportFormat::Markdown => results::table::markdown(&report),
+        ReportFormat::Csv => results::table::csv(&report),
+        ReportFormat::Json => results::table::json(&report),
+    };
+    print(&text);
+    if let Some(path) = chart {
+        if let Err(e) = std::fs::write(path, results::chart::svg(&report)) {
+            error(ui, &format!("cannot write {}: {e}", path.display()));
+            return FAILED;
+        }
+    }
+    if failed { INVALID } else { OK }
+}
+
+/// A yes from an environment variable: `true`, `yes`, `1`, `on`.
+fn env_flag(name: &str) -> Option<bool> {
+    let v = std::env::var(name).ok()?;
+    Some(matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "yes" | "1" | "on"))
+}
+
+/// The one cluster file in the current folder: a `*.toml` with a `[cluster]` table.
+fn find_cluster_file() -> Result<PathBuf, String> {
+    let mut found = vec![];
+    let entries = std::fs::read_dir(".").map_err(|e| format!("cannot list the current folder: {e}"))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "toml")
+            && std::fs::read_to_string(&path).is_ok_and(|t| t.lines().any(|l| l.trim() == "[cluster]"))
+        {
+            found.push(path);
+        }
+    }
+    found.sort();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err("no cluster file here: give one, or set ARGOCD_ENV_LHC_FILE (plugin env LHC_FILE)".into()),
+        many => Err(format!(
+            "several cluster files here ({}): give one, or set ARGOCD_ENV_LHC_FILE (plugin env LHC_FILE)",
+            many.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+fn render_cmd(ui: &Ui, file: Option<PathBuf>, chart: bool) -> u8 {
+    let file = match file.or_else(|| std::env::var_os("ARGOCD_ENV_LHC_FILE").map(PathBuf::from)) {
+        Some(f) => f,
+        None => match find_cluster_file() {
+            Ok(f) => f,
+            Err(e) => {
+                error(ui, &e);
+                return FAILED;
+            }
+        },
+    };
+    let chart = chart || env_flag("ARGOCD_ENV_LHC_CHART").unwrap_or(false);
+    let units = match compile(ui, &[file.clone()], None) {
         Ok(u) => u,
         Err(code) => return code,
     };
@@ -352,9 +504,26 @@ fn render_cmd(ui: &Ui, file: &Path) -> u8 {
     let Some(output) = units.first().and_then(|u| u.compiled.output.as_ref()) else {
         return INVALID;
     };
-    match render::manifests(&output.plan) {
+    // Argo CD tells the plugin the destination's Kubernetes version.
+    if let Ok(kube) = std::env::var("KUBE_VERSION") {
+        let theirs = lhc::knowledge::Minor::parse(kube.trim_start_matches('v'));
+        let ours = lhc::knowledge::Minor::parse(&output.plan.kubernetes);
+        if theirs.is_some() && theirs != ours {
+            eprint(&format!(
+                "warning: the cluster runs Kubernetes {kube}, but {} is written for {} (`[cluster] kubernetes`)\n",
+                file.display(),
+                output.plan.kubernetes
+            ));
+        }
+    }
+    match render::manifests(&output.plan, chart) {
+        // An empty stream with exit 0 would make Argo CD prune everything the app owns.
+        Ok(docs) if docs.is_empty() => {
+            error(ui, &format!("{} has no manifests to render (no StorageClass; pass --chart for the Longhorn chart)", file.display()));
+            INVALID
+        }
         Ok(docs) => {
-            let stream: String = docs.iter().map(|d| format!("---\n{d}")).collect();
+            let stream: String = docs.iter().map(|d| format!("---\n{}", d.trim_start_matches("---\n"))).collect();
             print(&stream);
             OK
         }

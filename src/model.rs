@@ -222,6 +222,49 @@ pub struct ClusterFile {
     /// Benchmark Jobs for the cluster's classes.
     #[serde(default)]
     pub benchmark: Option<Spanned<Benchmark>>,
+    /// Install Longhorn itself with Flux or Argo CD: `build` also writes `gitops/`.
+    #[serde(default)]
+    pub gitops: Option<Spanned<Gitops>>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gitops {
+    /// `"flux"`: a HelmRepository, a HelmRelease with the generated values and a Flux
+    /// Kustomization for the manifests; `"argocd"`: an Argo CD Application for the Longhorn
+    /// chart with the generated values (and one for the manifests, given `repo_url`).
+    pub mode: Spanned<GitopsMode>,
+    /// The Git repository that holds the output folder (Argo CD: needed for the manifests'
+    /// Application).
+    #[serde(default)]
+    pub repo_url: Option<Spanned<String>>,
+    /// The branch, tag or commit to follow. Default: `"HEAD"`.
+    #[serde(default)]
+    #[schemars(extend("default" = "HEAD"))]
+    pub revision: Option<Spanned<String>>,
+    /// Where the cluster's output folder is in the repository. Default: `<out>/<cluster name>`,
+    /// the output folder as `lhc build` writes it, relative to the folder that holds it.
+    #[serde(default)]
+    pub path: Option<Spanned<String>>,
+    /// Flux: the GitRepository (in `flux-system`) of the repository. Default: `"flux-system"`.
+    #[serde(default)]
+    #[schemars(extend("default" = "flux-system"))]
+    pub flux_source: Option<Spanned<DnsSubdomain>>,
+    /// Argo CD: the namespace Argo CD runs in. Default: `"argocd"`.
+    #[serde(default)]
+    #[schemars(extend("default" = "argocd"))]
+    pub argocd_namespace: Option<Spanned<DnsLabel>>,
+    /// Argo CD: the AppProject of the Applications. Default: `"default"`.
+    #[serde(default)]
+    #[schemars(extend("default" = "default"))]
+    pub argocd_project: Option<Spanned<DnsSubdomain>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GitopsMode {
+    Flux,
+    Argocd,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

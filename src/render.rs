@@ -62,6 +62,13 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("bench-namespace.yaml.j2", include_str!("templates/bench-namespace.yaml.j2")),
     ("bench-kustomization.yaml.j2", include_str!("templates/bench-kustomization.yaml.j2")),
     ("fio-jobs.fio.j2", include_str!("templates/fio-jobs.fio.j2")),
+    ("values-body.j2", include_str!("templates/values-body.j2")),
+    ("gitops-flux-header.j2", include_str!("templates/gitops-flux-header.j2")),
+    ("gitops-flux-chart.j2", include_str!("templates/gitops-flux-chart.j2")),
+    ("gitops-flux-storage.j2", include_str!("templates/gitops-flux-storage.j2")),
+    ("gitops-argocd-header.j2", include_str!("templates/gitops-argocd-header.j2")),
+    ("gitops-argocd-chart.j2", include_str!("templates/gitops-argocd-chart.j2")),
+    ("gitops-argocd-storage.j2", include_str!("templates/gitops-argocd-storage.j2")),
 ];
 
 /// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.
@@ -118,9 +125,40 @@ fn render(name: &str, ctx: Value) -> Result<String, RenderError> {
     env.get_template(name).and_then(|t| t.render(ctx)).map_err(wrap)
 }
 
-/// The StorageClass documents, without file header: what `lhc render` prints.
-pub fn manifests(plan: &Plan) -> Result<Vec<String>, RenderError> {
-    plan.storage_classes.iter().map(class_doc).collect()
+/// The Kubernetes documents of a cluster, without file header: what `lhc render` prints. With
+/// `chart`, the objects that install the Longhorn chart come first (as `[gitops]` says, or an
+/// Argo CD Application when the file has no `[gitops]`).
+pub fn manifests(plan: &Plan, chart: bool) -> Result<Vec<String>, RenderError> {
+    let mut docs = vec![];
+    if chart {
+        if let Some(longhorn) = &plan.longhorn {
+            let g = plan.gitops.clone().unwrap_or_else(|| {
+                crate::plan::gitops::GitopsPlan::default_argocd(&plan.cluster, &longhorn.chart, &longhorn.namespace)
+            });
+            let text = gitops_docs(plan, &g, false)?;
+            docs.extend(text.split("---\n").filter(|d| !d.trim().is_empty()).map(str::to_string));
+        }
+    }
+    for class in &plan.storage_classes {
+        docs.push(class_doc(class)?);
+    }
+    Ok(docs)
+}
+
+/// The documents that install Longhorn with Flux or Argo CD (and, with `storage`, apply the
+/// cluster's manifests), as one stream.
+fn gitops_docs(plan: &Plan, g: &crate::plan::gitops::GitopsPlan, storage: bool) -> Result<String, RenderError> {
+    let values = match &plan.longhorn {
+        Some(l) => render("values-body.j2", context! { longhorn => ser(l) })?,
+        None => String::new(),
+    };
+    let ctx = context! { g => ser(g), values => values.trim_start_matches('\n').trim_end().to_string() };
+    let mut text = render(&format!("gitops-{}-chart.j2", g.mode), ctx.clone())?;
+    let with_storage = storage && (g.mode == "flux" || g.repo_url.is_some());
+    if with_storage {
+        text.push_str(&render(&format!("gitops-{}-storage.j2", g.mode), ctx)?);
+    }
+    Ok(text)
 }
 
 fn class_doc(class: &ClassPlan) -> Result<String, RenderError> {
@@ -162,7 +200,7 @@ pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
     if !plan.storage_classes.is_empty() {
         let mut text = header.clone();
         text.push_str("#\n# Longhorn StorageClasses. Their parameters cannot change in place: Kubernetes rejects\n# the update, so a changed class must be deleted and re-created (existing volumes keep theirs).\n");
-        for doc in manifests(plan)? {
+        for doc in manifests(plan, false)? {
             text.push_str("---\n");
             text.push_str(&doc);
         }
@@ -178,6 +216,15 @@ pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
     }
     if let Some(bench) = &plan.benchmark {
         benchmarks(bench, &origin, dir, &mut tree)?;
+    }
+    if let Some(g) = &plan.gitops {
+        let ctx = context! { origin => origin.clone(), g => ser(g) };
+        let mut text = render(&format!("gitops-{}-header.j2", g.mode), ctx)?;
+        text.push_str(&gitops_docs(plan, g, true)?);
+        let file = format!("{}.yaml", g.mode);
+        tree.insert(format!("{dir}/gitops/{file}"), text);
+        let k = render("kustomization.yaml.j2", context! { origin => origin.clone(), resources => vec![file] })?;
+        tree.insert(format!("{dir}/gitops/kustomization.yaml"), k);
     }
     check_yaml(&tree)?;
     let manifest = manifest(&tree, dir);

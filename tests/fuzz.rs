@@ -109,7 +109,11 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
 }
 
 fn compile(text: &str) {
-    let origin = Origin { input: "fuzz.toml".into(), command: "lhc build fuzz.toml".into() };
+    let origin = Origin {
+        input: "fuzz.toml".into(),
+        command: "lhc build fuzz.toml".into(),
+        out_name: "out".into(),
+    };
     let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
     // Diagnostics must render, too (spans inside the text, on character boundaries).
     let source = Source::new("fuzz.toml", text);

@@ -12,6 +12,7 @@ mod scheduling;
 pub use benchmark::BenchFacts;
 pub use scheduling::eligible_nodes;
 mod formats;
+mod gitops;
 mod pools;
 mod settings;
 mod versions;
@@ -55,6 +56,7 @@ pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
     }
     classes::check(file, &target, &mut out);
     let bench = benchmark::check(file, &target, &facts_disks, &mut out);
+    gitops::check(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
     let facts = Facts {
         provider: target.provider,

@@ -3,6 +3,7 @@
 //! everything. The templates only format a plan.
 
 pub mod benchmark;
+pub mod gitops;
 
 use serde::Serialize;
 
@@ -20,6 +21,8 @@ pub struct Origin {
     pub input: String,
     /// The command that regenerates the output.
     pub command: String,
+    /// The output folder's name, as the repository path of the output starts (`out`).
+    pub out_name: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -32,6 +35,7 @@ pub struct Plan {
     pub pools: Vec<PoolPlan>,
     pub storage_classes: Vec<ClassPlan>,
     pub benchmark: Option<benchmark::BenchPlan>,
+    pub gitops: Option<gitops::GitopsPlan>,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,9 +186,13 @@ pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
     };
     let benchmark =
         facts.benchmark.as_ref().map(|b| benchmark::plan(file.cluster.name.as_str(), b));
+    let gitops = longhorn
+        .as_ref()
+        .and_then(|l| gitops::plan(file, &l.chart, &l.namespace, &origin.out_name));
     Plan {
         cluster: file.cluster.name.to_string(),
         benchmark,
+        gitops,
         origin,
         kubernetes: facts.kubernetes.to_string(),
         longhorn,

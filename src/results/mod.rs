@@ -5,6 +5,9 @@
 //! [`parse`] recognises each input by its content; `compare` derives changes against a
 //! baseline and the sanity verdicts; `table` and `chart` render the comparison.
 
+pub mod chart;
+pub mod compare;
+pub mod table;
 pub mod parse;
 
 use std::collections::BTreeMap;

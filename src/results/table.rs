@@ -1,0 +1,270 @@
+//! Rendering a comparison: an aligned table for the terminal, Markdown, CSV (one value per line,
+//! for spreadsheets) and JSON. Bandwidth and latency read naturally in the table and Markdown
+//! ("1.38 GiB/s", "56.0 µs"); CSV and JSON carry the exact numbers in one unit per metric.
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use super::compare::{Report, Row};
+use super::{Direction, Key, Metric, Pattern};
+
+/// 12345.6 → "12,346"
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// A value in its metric's most readable unit.
+pub fn readable(metric: Metric, v: f64) -> String {
+    match metric {
+        Metric::Iops => thousands(v),
+        Metric::Bandwidth => {
+            if v >= 1024.0 * 1024.0 {
+                format!("{:.2} GiB/s", v / (1024.0 * 1024.0))
+            } else if v >= 1024.0 {
+                format!("{:.1} MiB/s", v / 1024.0)
+            } else {
+                format!("{v:.0} KiB/s")
+            }
+        }
+        Metric::Latency => {
+            if v >= 1000.0 {
+                format!("{:.2} ms", v / 1000.0)
+            } else {
+                format!("{v:.1} µs")
+            }
+        }
+    }
+}
+
+fn pattern_name(p: Pattern) -> &'static str {
+    match p {
+        Pattern::Random => "random",
+        Pattern::Sequential => "sequential",
+        Pattern::Mixed => "mixed",
+    }
+}
+
+fn header(metric: Metric, pattern: Pattern) -> String {
+    let m = match metric {
+        Metric::Iops => "IOPS",
+        Metric::Bandwidth => "bandwidth",
+        Metric::Latency => "latency",
+    };
+    format!("{m} {} (read / write)", pattern_name(pattern))
+}
+
+fn pair(row: &Row, metric: Metric, pattern: Pattern, cell: impl Fn(Key) -> Option<String>) -> String {
+    let side = |d| cell(Key::new(metric, pattern, d)).unwrap_or_else(|| "–".to_string());
+    let _ = row;
+    format!("{} / {}", side(Direction::Read), side(Direction::Write))
+}
+
+fn value_cell(row: &Row, metric: Metric, pattern: Pattern) -> String {
+    pair(row, metric, pattern, |k| row.values.get(&k).map(|v| readable(metric, *v)))
+}
+
+fn change_cell(row: &Row, metric: Metric, pattern: Pattern) -> String {
+    let Some(change) = &row.change else { return String::new() };
+    pair(row, metric, pattern, |k| change.percent.get(&k).map(|p| format!("{p:+.2}%")))
+}
+
+/// The rows of one section as cells: header, then a line per row (and per change).
+fn grid(report: &Report) -> Vec<(&'static str, Vec<Vec<String>>)> {
+    report
+        .sections
+        .iter()
+        .map(|s| {
+            let mut lines = vec![];
+            let mut head = vec!["class".to_string()];
+            head.extend(s.columns.iter().map(|(m, p)| header(*m, *p)));
+            lines.push(head);
+            for r in &s.rows {
+                let name = if r.baseline { format!("{} (baseline)", r.class) } else { r.class.clone() };
+                let mut line = vec![name];
+                line.extend(s.columns.iter().map(|(m, p)| value_cell(r, *m, *p)));
+                lines.push(line);
+                if let Some(c) = &r.change {
+                    let mut line = vec![format!("  change vs {}", c.baseline)];
+                    line.extend(s.columns.iter().map(|(m, p)| change_cell(r, *m, *p)));
+                    lines.push(line);
+                }
+            }
+            (s.tool, lines)
+        })
+        .collect()
+}
+
+fn verdict_lines(report: &Report, out: &mut String) {
+    for v in &report.verdicts {
+        let code = serde_json::to_value(v.kind).ok().and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+        let _ = writeln!(out, "warning[{code}]: {} ({})\n  = help: {}", v.message, v.tool, v.help);
+    }
+}
+
+/// The aligned table, a block per tool, then the verdicts.
+pub fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for (tool, lines) in grid(report) {
+        let widths: Vec<usize> = (0..lines[0].len())
+            .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        let _ = writeln!(out, "{tool}");
+        for (i, line) in lines.iter().enumerate() {
+            let cells: Vec<String> = line
+                .iter()
+                .enumerate()
+                .map(|(c, cell)| {
+                    let pad = widths[c] - cell.chars().count();
+                    if c == 0 { format!("{cell}{}", " ".repeat(pad)) } else { format!("{}{cell}", " ".repeat(pad)) }
+                })
+                .collect();
+            let _ = writeln!(out, "  {}", cells.join("   ").trim_end());
+            if i == 0 {
+                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+                let _ = writeln!(out, "  {}", rule.join("   "));
+            }
+        }
+        out.push('\n');
+    }
+    verdict_lines(report, &mut out);
+    out
+}
+
+/// A Markdown table per tool, then the verdicts as a list.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    for (tool, lines) in grid(report) {
+        let _ = writeln!(out, "### {tool}\n");
+        for (i, line) in lines.iter().enumerate() {
+            let cells: Vec<String> = line.iter().map(|c| c.trim().replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let rule: Vec<&str> = (0..line.len()).map(|c| if c == 0 { "---" } else { "---:" }).collect();
+                let _ = writeln!(out, "| {} |", rule.join(" | "));
+            }
+        }
+        out.push('\n');
+    }
+    if !report.verdicts.is_empty() {
+        out.push_str("**Warnings**\n\n");
+        for v in &report.verdicts {
+            let _ = writeln!(out, "- {} ({}). {}", v.message, v.tool, v.help);
+        }
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// One line per value: `tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs`.
+pub fn csv(report: &Report) -> String {
+    let mut out = String::from("tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs\n");
+    for s in &report.sections {
+        for r in &s.rows {
+            for (k, v) in &r.values {
+                let change = r.change.as_ref().and_then(|c| c.percent.get(k).map(|p| (format!("{p:.2}"), c.baseline.clone())));
+                let (pct, vs) = change.unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    s.tool,
+                    csv_field(&r.class),
+                    r.baseline,
+                    k.metric.name(),
+                    pattern_name(k.pattern),
+                    match k.direction {
+                        Direction::Read => "read",
+                        Direction::Write => "write",
+                    },
+                    v,
+                    csv_field(k.metric.unit()),
+                    pct,
+                    csv_field(&vs)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The whole report as JSON: sections of rows with exact values and changes, and the verdicts.
+pub fn json(report: &Report) -> String {
+    let sections: Vec<Value> = report
+        .sections
+        .iter()
+        .map(|s| {
+            let rows: Vec<Value> = s
+                .rows
+                .iter()
+                .map(|r| {
+                    let values: Vec<Value> = r
+                        .values
+                        .iter()
+                        .map(|(k, v)| {
+                            let mut o = json!({
+                                "metric": k.metric,
+                                "pattern": k.pattern,
+                                "direction": k.direction,
+                                "value": v,
+                                "unit": k.metric.unit(),
+                            });
+                            if let Some(p) = r.change.as_ref().and_then(|c| c.percent.get(k)) {
+                                o["change_percent"] = json!(p);
+                            }
+                            o
+                        })
+                        .collect();
+                    let cpu: serde_json::Map<String, Value> =
+                        r.cpu_idle.iter().map(|(m, v)| (m.name().to_string(), json!(v))).collect();
+                    json!({
+                        "class": r.class,
+                        "baseline": r.baseline,
+                        "compared_with": r.change.as_ref().map(|c| c.baseline.clone()),
+                        "values": values,
+                        "cpu_idle_percent": cpu,
+                        "source": r.origin,
+                        "notes": r.notes,
+                    })
+                })
+                .collect();
+            json!({ "tool": s.tool, "rows": rows })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&json!({
+        "units": { "iops": "IOPS", "bandwidth": "KiB/s", "latency": "µs" },
+        "sections": sections,
+        "warnings": report.verdicts,
+    }))
+    .unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_naturally() {
+        assert_eq!(thousands(1_449_533.4), "1,449,533");
+        assert_eq!(thousands(97.0), "97");
+        assert_eq!(readable(Metric::Bandwidth, 1_449_533.0), "1.38 GiB/s");
+        assert_eq!(readable(Metric::Bandwidth, 25_804.8), "25.2 MiB/s");
+        assert_eq!(readable(Metric::Bandwidth, 1.0), "1 KiB/s");
+        assert_eq!(readable(Metric::Latency, 55.367), "55.4 µs");
+        assert_eq!(readable(Metric::Latency, 1093.148), "1.09 ms");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+    }
+}
