@@ -33,6 +33,7 @@ KINDS = {
     "persistentvolumeclaim": "persistentvolumeclaim-v1.json",
     "configmap": "configmap-v1.json",
     "job": "job-batch-v1.json",
+    "deployment": "deployment-apps-v1.json",
 }
 SRC_DIR = "kubernetes_validate/kubernetes-json-schema/v1.{minor}.0-local-strict/"
 DEFS_FILE = "_definitions.json"
