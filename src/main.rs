@@ -391,7 +391,14 @@ fn report_cmd(
 ) -> u8 {
     use lhc::results;
     if labels.len() > 1 && labels.len() != files.len() {
-        error(ui, &format!("give --label once, or once per input ({} inputs, {} labels)", files.len(), labels.len()));
+        error(
+            ui,
+            &format!(
+                "give --label once, or once per input ({} inputs, {} labels)",
+                files.len(),
+                labels.len()
+            ),
+        );
         return FAILED;
     }
     let mut runs = vec![];
@@ -462,11 +469,13 @@ fn env_flag(name: &str) -> Option<bool> {
 /// The one cluster file in the current folder: a `*.toml` with a `[cluster]` table.
 fn find_cluster_file() -> Result<PathBuf, String> {
     let mut found = vec![];
-    let entries = std::fs::read_dir(".").map_err(|e| format!("cannot list the current folder: {e}"))?;
+    let entries =
+        std::fs::read_dir(".").map_err(|e| format!("cannot list the current folder: {e}"))?;
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "toml")
-            && std::fs::read_to_string(&path).is_ok_and(|t| t.lines().any(|l| l.trim() == "[cluster]"))
+            && std::fs::read_to_string(&path)
+                .is_ok_and(|t| t.lines().any(|l| l.trim() == "[cluster]"))
         {
             found.push(path);
         }
@@ -474,7 +483,10 @@ fn find_cluster_file() -> Result<PathBuf, String> {
     found.sort();
     match found.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err("no cluster file here: give one, or set ARGOCD_ENV_LHC_FILE (plugin env LHC_FILE)".into()),
+        [] => {
+            Err("no cluster file here: give one, or set ARGOCD_ENV_LHC_FILE (plugin env LHC_FILE)"
+                .into())
+        }
         many => Err(format!(
             "several cluster files here ({}): give one, or set ARGOCD_ENV_LHC_FILE (plugin env LHC_FILE)",
             many.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
@@ -519,11 +531,18 @@ fn render_cmd(ui: &Ui, file: Option<PathBuf>, chart: bool) -> u8 {
     match render::manifests(&output.plan, chart) {
         // An empty stream with exit 0 would make Argo CD prune everything the app owns.
         Ok(docs) if docs.is_empty() => {
-            error(ui, &format!("{} has no manifests to render (no StorageClass; pass --chart for the Longhorn chart)", file.display()));
+            error(
+                ui,
+                &format!(
+                    "{} has no manifests to render (no StorageClass; pass --chart for the Longhorn chart)",
+                    file.display()
+                ),
+            );
             INVALID
         }
         Ok(docs) => {
-            let stream: String = docs.iter().map(|d| format!("---\n{}", d.trim_start_matches("---\n"))).collect();
+            let stream: String =
+                docs.iter().map(|d| format!("---\n{}", d.trim_start_matches("---\n"))).collect();
             print(&stream);
             OK
         }

@@ -133,7 +133,11 @@ pub fn manifests(plan: &Plan, chart: bool) -> Result<Vec<String>, RenderError> {
     if chart {
         if let Some(longhorn) = &plan.longhorn {
             let g = plan.gitops.clone().unwrap_or_else(|| {
-                crate::plan::gitops::GitopsPlan::default_argocd(&plan.cluster, &longhorn.chart, &longhorn.namespace)
+                crate::plan::gitops::GitopsPlan::default_argocd(
+                    &plan.cluster,
+                    &longhorn.chart,
+                    &longhorn.namespace,
+                )
             });
             let text = gitops_docs(plan, &g, false)?;
             docs.extend(text.split("---\n").filter(|d| !d.trim().is_empty()).map(str::to_string));
@@ -147,12 +151,17 @@ pub fn manifests(plan: &Plan, chart: bool) -> Result<Vec<String>, RenderError> {
 
 /// The documents that install Longhorn with Flux or Argo CD (and, with `storage`, apply the
 /// cluster's manifests), as one stream.
-fn gitops_docs(plan: &Plan, g: &crate::plan::gitops::GitopsPlan, storage: bool) -> Result<String, RenderError> {
+fn gitops_docs(
+    plan: &Plan,
+    g: &crate::plan::gitops::GitopsPlan,
+    storage: bool,
+) -> Result<String, RenderError> {
     let values = match &plan.longhorn {
         Some(l) => render("values-body.j2", context! { longhorn => ser(l) })?,
         None => String::new(),
     };
-    let ctx = context! { g => ser(g), values => values.trim_start_matches('\n').trim_end().to_string() };
+    let ctx =
+        context! { g => ser(g), values => values.trim_start_matches('\n').trim_end().to_string() };
     let mut text = render(&format!("gitops-{}-chart.j2", g.mode), ctx.clone())?;
     let with_storage = storage && (g.mode == "flux" || g.repo_url.is_some());
     if with_storage {
@@ -223,7 +232,10 @@ pub fn tree(plan: &Plan) -> Result<Tree, RenderError> {
         text.push_str(&gitops_docs(plan, g, true)?);
         let file = format!("{}.yaml", g.mode);
         tree.insert(format!("{dir}/gitops/{file}"), text);
-        let k = render("kustomization.yaml.j2", context! { origin => origin.clone(), resources => vec![file] })?;
+        let k = render(
+            "kustomization.yaml.j2",
+            context! { origin => origin.clone(), resources => vec![file] },
+        )?;
         tree.insert(format!("{dir}/gitops/kustomization.yaml"), k);
     }
     check_yaml(&tree)?;

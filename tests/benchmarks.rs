@@ -145,7 +145,10 @@ fn every_job_is_pinned_bounded_labelled_and_fits_its_volume() {
                     );
                 } else {
                     assert_eq!(e["FILE_NAME"], "/volume/test");
-                    assert_eq!(e["OUTPUT"], job["metadata"]["annotations"]["lhc.dev/storage-class"], "kbench's summary names the class");
+                    assert_eq!(
+                        e["OUTPUT"], job["metadata"]["annotations"]["lhc.dev/storage-class"],
+                        "kbench's summary names the class"
+                    );
                     assert_eq!(container["volumeMounts"][0]["mountPath"], "/volume/");
                 }
             }
@@ -156,8 +159,13 @@ fn every_job_is_pinned_bounded_labelled_and_fits_its_volume() {
             }
             _ => {
                 let script = container["command"][2].as_str().unwrap();
-                assert!(script.starts_with("echo \"lhc-benchmark: tool=fio class=$LHC_CLASS"), "{script}");
-                assert!(script.contains("; exec fio --directory=/data /etc/lhc/fio-jobs.fio --output-format=json"));
+                assert!(
+                    script.starts_with("echo \"lhc-benchmark: tool=fio class=$LHC_CLASS"),
+                    "{script}"
+                );
+                assert!(script.contains(
+                    "; exec fio --directory=/data /etc/lhc/fio-jobs.fio --output-format=json"
+                ));
                 assert_eq!(e["LHC_CLASS"], job["metadata"]["annotations"]["lhc.dev/storage-class"]);
             }
         }

@@ -10,20 +10,26 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     if !target.longhorn {
         let (why, fix) = why_no_longhorn(file);
         out.push(
-            Diagnostic::error(Message::LonghornDisabled { what: "`[gitops]` installs Longhorn; it".into(), why }, g.mode.span.clone())
-                .with_help(format!("{fix}, or remove `[gitops]`")),
+            Diagnostic::error(
+                Message::LonghornDisabled { what: "`[gitops]` installs Longhorn; it".into(), why },
+                g.mode.span.clone(),
+            )
+            .with_help(format!("{fix}, or remove `[gitops]`")),
         );
     }
     if let Some(path) = &g.path {
         let p = path.trim_start_matches("./");
-        let escapes = p.starts_with('/') || p.split('/').any(|part| part == "..") || p.is_empty();
+        let escapes = p.starts_with('/')
+            || p.split('/').any(|part| part == "..")
+            || p.is_empty()
+            || !p.chars().all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
         if escapes {
             out.push(
                 Diagnostic::error(
                     Message::InvalidFormat {
                         key: "path".into(),
                         value: format!("{:?}", path.value),
-                        expected: "a path inside the repository (relative, without `..`)".into(),
+                        expected: "a path inside the repository (relative, without `..`; letters, digits, `.`, `_`, `-`, `/`)".into(),
                     },
                     path.span.clone(),
                 )
@@ -32,7 +38,8 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         }
     }
     if let Some(url) = &g.repo_url {
-        let ok = ["https://", "http://", "ssh://", "git://", "git@"].iter().any(|p| url.starts_with(p));
+        let ok =
+            ["https://", "http://", "ssh://", "git://", "git@"].iter().any(|p| url.starts_with(p));
         if !ok {
             out.push(Diagnostic::error(
                 Message::InvalidFormat {
@@ -60,8 +67,11 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
                 GitopsMode::Argocd => "argocd",
             };
             out.push(
-                Diagnostic::warning(Message::UnusedGitopsKey { key: (*key).to_string(), mode }, (*span).clone())
-                    .with_help("remove it, or change `mode`"),
+                Diagnostic::warning(
+                    Message::UnusedGitopsKey { key: (*key).to_string(), mode },
+                    (*span).clone(),
+                )
+                .with_help("remove it, or change `mode`"),
             );
         }
     }

@@ -39,7 +39,12 @@ impl GitopsPlan {
     }
 }
 
-pub fn plan(file: &ClusterFile, chart: &str, namespace: &str, out_name: &str) -> Option<GitopsPlan> {
+pub fn plan(
+    file: &ClusterFile,
+    chart: &str,
+    namespace: &str,
+    out_name: &str,
+) -> Option<GitopsPlan> {
     let g = file.gitops.as_ref()?;
     let cluster = file.cluster.name.to_string();
     let path = g.path.as_ref().map_or_else(
@@ -58,7 +63,13 @@ pub fn plan(file: &ClusterFile, chart: &str, namespace: &str, out_name: &str) ->
         revision: g.revision.as_ref().map_or_else(|| "HEAD".into(), |r| r.to_string()),
         repo_url: g.repo_url.as_ref().map(|r| r.to_string()),
         flux_source: g.flux_source.as_ref().map_or_else(|| "flux-system".into(), |s| s.to_string()),
-        argocd_namespace: g.argocd_namespace.as_ref().map_or_else(|| "argocd".into(), |s| s.to_string()),
-        argocd_project: g.argocd_project.as_ref().map_or_else(|| "default".into(), |s| s.to_string()),
+        argocd_namespace: g
+            .argocd_namespace
+            .as_ref()
+            .map_or_else(|| "argocd".into(), |s| s.to_string()),
+        argocd_project: g
+            .argocd_project
+            .as_ref()
+            .map_or_else(|| "default".into(), |s| s.to_string()),
     })
 }

@@ -95,6 +95,9 @@ pub struct PoolPlan {
 #[derive(Debug, Serialize)]
 pub struct ClassPlan {
     pub name: String,
+    /// A parameter holds `${`, which Flux's post-build substitution would rewrite: the class
+    /// carries the annotation that turns it off.
+    pub no_substitution: bool,
     pub default: bool,
     pub reclaim_policy: &'static str,
     pub binding: &'static str,
@@ -377,6 +380,7 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     }
     parameters.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
     ClassPlan {
+        no_substitution: parameters.iter().any(|(k, v)| k.contains("${") || v.contains("${")),
         name: class.name.to_string(),
         default: class.default.as_ref().is_some_and(|d| d.value),
         reclaim_policy: match class

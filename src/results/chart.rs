@@ -17,7 +17,11 @@ const PALETTE: [&str; 8] =
     ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&apos;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
 }
 
 /// A round axis step giving about four ticks up to `max`.
@@ -61,11 +65,20 @@ pub fn svg(report: &Report) -> String {
     let mut y = 20.0;
     for section in &report.sections {
         let classes: Vec<&str> = section.rows.iter().map(|r| r.class.as_str()).collect();
-        let _ = writeln!(body, r#"<text class="tool" x="{LEFT}" y="{}">{}</text>"#, y + 18.0, esc(section.tool));
+        let _ = writeln!(
+            body,
+            r#"<text class="tool" x="{LEFT}" y="{}">{}</text>"#,
+            y + 18.0,
+            esc(section.tool)
+        );
         // Legend: a swatch per class.
         let mut x = LEFT;
         for (i, class) in classes.iter().enumerate() {
-            let label = if section.rows[i].baseline { format!("{class} (baseline)") } else { class.to_string() };
+            let label = if section.rows[i].baseline {
+                format!("{class} (baseline)")
+            } else {
+                class.to_string()
+            };
             let _ = writeln!(
                 body,
                 r#"<rect class="swatch" x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text class="legend" x="{:.1}" y="{:.1}">{}</text>"#,
@@ -99,7 +112,8 @@ pub fn svg(report: &Report) -> String {
             let top = (max / step).ceil().max(1.0) * step;
             let plot_h = PANEL - 70.0;
             let base = y + 30.0 + plot_h;
-            let better = if metric.higher_is_better() { "higher is better" } else { "lower is better" };
+            let better =
+                if metric.higher_is_better() { "higher is better" } else { "lower is better" };
             let _ = writeln!(
                 body,
                 r#"<text class="panel" x="{LEFT}" y="{:.1}">{} ({}, {better})</text>"#,
@@ -162,7 +176,11 @@ pub fn svg(report: &Report) -> String {
                     esc(&key_label(*key))
                 );
             }
-            let _ = writeln!(body, r#"<line class="axis" x1="{LEFT}" y1="{base:.1}" x2="{:.1}" y2="{base:.1}"/>"#, WIDTH - RIGHT);
+            let _ = writeln!(
+                body,
+                r#"<line class="axis" x1="{LEFT}" y1="{base:.1}" x2="{:.1}" y2="{base:.1}"/>"#,
+                WIDTH - RIGHT
+            );
             y += PANEL;
         }
         y += 10.0;

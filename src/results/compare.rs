@@ -85,7 +85,10 @@ const COLUMNS: [(Metric, Pattern); 9] = [
 pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
     let mut by_tool: BTreeMap<&'static str, Vec<Row>> = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
-        let class = run.class.clone().unwrap_or_else(|| format!("{}:{} (run {})", run.origin.file, run.origin.line, i + 1));
+        let class = run
+            .class
+            .clone()
+            .unwrap_or_else(|| format!("{}:{} (run {})", run.origin.file, run.origin.line, i + 1));
         let rows = by_tool.entry(run.format.tool()).or_default();
         if let Some(b) = &run.baseline {
             rows.push(Row {
@@ -123,7 +126,11 @@ pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
     let mut verdicts = vec![];
     for (tool, mut rows) in by_tool {
         if let Some(name) = baseline {
-            let base = rows.iter().rev().find(|r| r.class == name && r.change.is_none()).map(|r| r.values.clone());
+            let base = rows
+                .iter()
+                .rev()
+                .find(|r| r.class == name && r.change.is_none())
+                .map(|r| r.values.clone());
             if let Some(base) = base {
                 for r in rows.iter_mut() {
                     if r.class == name {
@@ -143,7 +150,9 @@ pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
                 r.class = format!("{} (run {n})", r.class);
             }
         }
-        rows.dedup_by(|a, b| a.baseline && b.baseline && a.class == b.class && a.values == b.values);
+        rows.dedup_by(|a, b| {
+            a.baseline && b.baseline && a.class == b.class && a.values == b.values
+        });
         for r in &rows {
             verdicts.extend(judge(tool, r, &rows));
         }
@@ -178,7 +187,9 @@ fn judge(tool: &'static str, row: &Row, rows: &[Row]) -> Vec<Verdict> {
         });
     }
     let Some(change) = &row.change else { return out };
-    let Some(base) = rows.iter().find(|r| r.baseline && r.class == change.baseline) else { return out };
+    let Some(base) = rows.iter().find(|r| r.baseline && r.class == change.baseline) else {
+        return out;
+    };
     let better = |k: &Key| -> Option<f64> {
         let (v, b) = (*row.values.get(k)?, *base.values.get(k)?);
         if b == 0.0 {
@@ -207,7 +218,12 @@ fn judge(tool: &'static str, row: &Row, rows: &[Row]) -> Vec<Verdict> {
         .keys()
         .filter(|k| k.direction == Direction::Write)
         .filter_map(|k| {
-            better(k).map(|g| format!("{k} {g:.0}% {}", if k.metric.higher_is_better() { "higher" } else { "lower" }))
+            better(k).map(|g| {
+                format!(
+                    "{k} {g:.0}% {}",
+                    if k.metric.higher_is_better() { "higher" } else { "lower" }
+                )
+            })
         })
         .collect();
     if !unsafe_writes.is_empty() {

@@ -7,8 +7,8 @@
 
 pub mod chart;
 pub mod compare;
-pub mod table;
 pub mod parse;
+pub mod table;
 
 use std::collections::BTreeMap;
 

@@ -63,7 +63,12 @@ fn header(metric: Metric, pattern: Pattern) -> String {
     format!("{m} {} (read / write)", pattern_name(pattern))
 }
 
-fn pair(row: &Row, metric: Metric, pattern: Pattern, cell: impl Fn(Key) -> Option<String>) -> String {
+fn pair(
+    row: &Row,
+    metric: Metric,
+    pattern: Pattern,
+    cell: impl Fn(Key) -> Option<String>,
+) -> String {
     let side = |d| cell(Key::new(metric, pattern, d)).unwrap_or_else(|| "–".to_string());
     let _ = row;
     format!("{} / {}", side(Direction::Read), side(Direction::Write))
@@ -89,7 +94,8 @@ fn grid(report: &Report) -> Vec<(&'static str, Vec<Vec<String>>)> {
             head.extend(s.columns.iter().map(|(m, p)| header(*m, *p)));
             lines.push(head);
             for r in &s.rows {
-                let name = if r.baseline { format!("{} (baseline)", r.class) } else { r.class.clone() };
+                let name =
+                    if r.baseline { format!("{} (baseline)", r.class) } else { r.class.clone() };
                 let mut line = vec![name];
                 line.extend(s.columns.iter().map(|(m, p)| value_cell(r, *m, *p)));
                 lines.push(line);
@@ -106,7 +112,10 @@ fn grid(report: &Report) -> Vec<(&'static str, Vec<Vec<String>>)> {
 
 fn verdict_lines(report: &Report, out: &mut String) {
     for v in &report.verdicts {
-        let code = serde_json::to_value(v.kind).ok().and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+        let code = serde_json::to_value(v.kind)
+            .ok()
+            .and_then(|k| k.as_str().map(str::to_string))
+            .unwrap_or_default();
         let _ = writeln!(out, "warning[{code}]: {} ({})\n  = help: {}", v.message, v.tool, v.help);
     }
 }
@@ -125,7 +134,11 @@ pub fn text(report: &Report) -> String {
                 .enumerate()
                 .map(|(c, cell)| {
                     let pad = widths[c] - cell.chars().count();
-                    if c == 0 { format!("{cell}{}", " ".repeat(pad)) } else { format!("{}{cell}", " ".repeat(pad)) }
+                    if c == 0 {
+                        format!("{cell}{}", " ".repeat(pad))
+                    } else {
+                        format!("{}{cell}", " ".repeat(pad))
+                    }
                 })
                 .collect();
             let _ = writeln!(out, "  {}", cells.join("   ").trim_end());
@@ -149,7 +162,8 @@ pub fn markdown(report: &Report) -> String {
             let cells: Vec<String> = line.iter().map(|c| c.trim().replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
             if i == 0 {
-                let rule: Vec<&str> = (0..line.len()).map(|c| if c == 0 { "---" } else { "---:" }).collect();
+                let rule: Vec<&str> =
+                    (0..line.len()).map(|c| if c == 0 { "---" } else { "---:" }).collect();
                 let _ = writeln!(out, "| {} |", rule.join(" | "));
             }
         }
@@ -165,16 +179,23 @@ pub fn markdown(report: &Report) -> String {
 }
 
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 /// One line per value: `tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs`.
 pub fn csv(report: &Report) -> String {
-    let mut out = String::from("tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs\n");
+    let mut out =
+        String::from("tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs\n");
     for s in &report.sections {
         for r in &s.rows {
             for (k, v) in &r.values {
-                let change = r.change.as_ref().and_then(|c| c.percent.get(k).map(|p| (format!("{p:.2}"), c.baseline.clone())));
+                let change = r.change.as_ref().and_then(|c| {
+                    c.percent.get(k).map(|p| (format!("{p:.2}"), c.baseline.clone()))
+                });
                 let (pct, vs) = change.unwrap_or_default();
                 let _ = writeln!(
                     out,

@@ -198,16 +198,22 @@ pub fn yaml_docs(text: &str) -> Vec<serde_json::Value> {
     lhc::yaml::parse_stream(text).unwrap_or_else(|e| panic!("invalid YAML ({e}):\n{text}"))
 }
 
-/// Validates a Kubernetes document against the vendored, strict API schema of a Kubernetes
-/// minor version (`schemas/kubernetes/v1.NN/<kind>.json`).
+/// Validates a document against its vendored, strict schema: the Kubernetes API schema of a
+/// Kubernetes minor version (`schemas/kubernetes/v1.NN/<kind>.json`) for core kinds, the schemas
+/// derived from Flux's and Argo CD's CRDs (`schemas/flux/`, `schemas/argocd/`) for theirs.
 pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec<String>> {
     static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> =
         OnceLock::new();
     let kind = doc["kind"].as_str().ok_or_else(|| vec!["document has no kind".to_string()])?;
-    let file = repo()
-        .join("schemas/kubernetes")
-        .join(format!("v{kubernetes}"))
-        .join(format!("{}.json", kind.to_ascii_lowercase()));
+    let api = doc["apiVersion"].as_str().unwrap_or_default();
+    let dir = if api.contains("fluxcd.io/") {
+        repo().join("schemas/flux")
+    } else if api.starts_with("argoproj.io/") {
+        repo().join("schemas/argocd")
+    } else {
+        repo().join("schemas/kubernetes").join(format!("v{kubernetes}"))
+    };
+    let file = dir.join(format!("{}.json", kind.to_ascii_lowercase()));
     let key = file.display().to_string();
     let validator = {
         let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
