@@ -113,7 +113,7 @@ enum Command {
         /// Compare every class with this one (kbench's comparisons bring their own baseline).
         #[arg(long, value_name = "CLASS")]
         baseline: Option<String>,
-        /// Name the class of inputs that do not say it: once for all inputs, or once per input.
+        /// Name the class of runs whose input does not say it: once per input, in order.
         #[arg(long, value_name = "NAME")]
         label: Vec<String>,
     },
@@ -390,11 +390,11 @@ fn report_cmd(
     labels: &[String],
 ) -> u8 {
     use lhc::results;
-    if labels.len() > 1 && labels.len() != files.len() {
+    if !labels.is_empty() && labels.len() != files.len() {
         error(
             ui,
             &format!(
-                "give --label once, or once per input ({} inputs, {} labels)",
+                "give --label once per input, in order ({} inputs, {} labels)",
                 files.len(),
                 labels.len()
             ),
@@ -432,7 +432,7 @@ fn report_cmd(
             error(ui, &format!("{name}: no benchmark result found"));
             failed = true;
         }
-        let label = labels.get(if labels.len() == 1 { 0 } else { i }).cloned();
+        let label = labels.get(i).cloned();
         for mut run in parsed.runs {
             if run.class.is_none() {
                 run.class = label.clone();
@@ -506,7 +506,7 @@ fn render_cmd(ui: &Ui, file: Option<PathBuf>, chart: bool) -> u8 {
         },
     };
     let chart = chart || env_flag("ARGOCD_ENV_LHC_CHART").unwrap_or(false);
-    let units = match compile(ui, &[file.clone()], None) {
+    let units = match compile(ui, std::slice::from_ref(&file), None) {
         Ok(u) => u,
         Err(code) => return code,
     };

@@ -249,7 +249,14 @@ fn gitops_objects_are_valid_and_install_the_pinned_chart_with_lhcs_values() {
     let kinds: Vec<&str> = docs.iter().map(|(_, _, d)| d["kind"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["Namespace", "HelmRepository", "HelmRelease", "Kustomization", "Application", "Application"]
+        [
+            "Namespace",
+            "HelmRepository",
+            "HelmRelease",
+            "Kustomization",
+            "Application",
+            "Application"
+        ]
     );
     for (file, kube, d) in &docs {
         validate_k8s(d, kube).unwrap_or_else(|e| panic!("{file} {}: {e:?}", d["kind"]));

@@ -108,22 +108,28 @@ pub fn svg(report: &Report) -> String {
                 .iter()
                 .flat_map(|r| keys.iter().filter_map(|k| r.values.get(k)))
                 .fold(0.0_f64, |a, b| a.max(*b));
-            let step = step(max);
+            // Round steps in the unit the ticks are shown in (GiB/s, MiB/s; ms).
+            let scale = match metric {
+                Metric::Bandwidth if max >= 1024.0 * 1024.0 => 1024.0 * 1024.0,
+                Metric::Bandwidth if max >= 1024.0 => 1024.0,
+                Metric::Latency if max >= 1000.0 => 1000.0,
+                _ => 1.0,
+            };
+            let step = step(max / scale) * scale;
             let top = (max / step).ceil().max(1.0) * step;
             let plot_h = PANEL - 70.0;
             let base = y + 30.0 + plot_h;
             let better =
                 if metric.higher_is_better() { "higher is better" } else { "lower is better" };
+            let title = match metric {
+                Metric::Iops => "IOPS".to_string(),
+                Metric::Bandwidth => format!("Bandwidth ({})", metric.unit()),
+                Metric::Latency => format!("Latency ({})", metric.unit()),
+            };
             let _ = writeln!(
                 body,
-                r#"<text class="panel" x="{LEFT}" y="{:.1}">{} ({}, {better})</text>"#,
-                y + 16.0,
-                match metric {
-                    Metric::Iops => "IOPS",
-                    Metric::Bandwidth => "Bandwidth",
-                    Metric::Latency => "Latency",
-                },
-                metric.unit()
+                r#"<text class="panel" x="{LEFT}" y="{:.1}">{title}, {better}</text>"#,
+                y + 16.0
             );
             let mut t = 0.0;
             while t <= top + step / 2.0 {

@@ -203,7 +203,11 @@ pub fn csv(report: &Report) -> String {
                     s.tool,
                     csv_field(&r.class),
                     r.baseline,
-                    k.metric.name(),
+                    match k.metric {
+                        Metric::Iops => "iops",
+                        Metric::Bandwidth => "bandwidth",
+                        Metric::Latency => "latency",
+                    },
                     pattern_name(k.pattern),
                     match k.direction {
                         Direction::Read => "read",

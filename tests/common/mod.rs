@@ -58,6 +58,11 @@ impl Test {
         self
     }
 
+    pub fn stdin(mut self, text: &str) -> Test {
+        self.stdin = Some(text.to_string());
+        self
+    }
+
     pub fn env(mut self, key: &str, value: &str) -> Test {
         self.env.push((key.into(), value.into()));
         self

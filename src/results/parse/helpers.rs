@@ -1,0 +1,284 @@
+//! What the parsers share: the input cut into clean lines, and the numbers and units the tools
+//! print, turned into lhc's units (KiB/s, microseconds).
+
+use crate::results::{Format, Origin, ParseError, Run};
+
+/// One line of the input: ANSI escapes, control characters and the `\r` of CRLF removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Line {
+    /// 1-based, in the original text.
+    pub no: usize,
+    pub text: String,
+}
+
+impl Line {
+    pub fn trimmed(&self) -> &str {
+        self.text.trim()
+    }
+}
+
+/// Cuts `text` into lines, numbered from 1, each cleaned for parsing.
+pub(super) fn lines(text: &str) -> Vec<Line> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // A final newline ends the last line; it does not start another.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n').enumerate().map(|(i, raw)| Line { no: i + 1, text: clean(raw) }).collect()
+}
+
+/// Removes ANSI escape sequences (colours, cursor moves, OSC titles) and control characters
+/// other than tab.
+pub(super) fn clean(raw: &str) -> String {
+    if !raw.contains(|c: char| c.is_control() && c != '\t') {
+        return raw.to_string();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates, then one final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC: up to BEL or ESC \.
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            chars.next_if_eq(&'\\');
+                            break;
+                        }
+                    }
+                }
+                // Other escapes: intermediates in ' '..'/', then one final character.
+                Some(' '..='/') => {
+                    while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                    chars.next();
+                }
+                _ => {}
+            },
+            '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Where errors and runs say they come from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ctx<'a> {
+    pub file: &'a str,
+}
+
+impl Ctx<'_> {
+    pub fn error(&self, line: usize, message: impl Into<String>) -> ParseError {
+        ParseError { file: self.file.to_string(), line, message: message.into() }
+    }
+
+    /// An empty run of `format` starting at `line`.
+    pub fn run(&self, format: Format, line: usize) -> Run {
+        Run {
+            format,
+            class: None,
+            values: Default::default(),
+            cpu_idle: Default::default(),
+            baseline: None,
+            origin: Origin { file: self.file.to_string(), line },
+            fio_version: None,
+            notes: vec![],
+        }
+    }
+}
+
+/// What one format's parser read, starting at its anchor line.
+#[derive(Debug, Default)]
+pub(super) struct Block {
+    pub runs: Vec<Run>,
+    pub errors: Vec<ParseError>,
+    /// The index of the first line the parser did not take.
+    pub next: usize,
+}
+
+impl Block {
+    pub fn run(run: Run, next: usize) -> Block {
+        Block { runs: vec![run], errors: vec![], next }
+    }
+
+    pub fn error(error: ParseError, next: usize) -> Block {
+        Block { runs: vec![], errors: vec![error], next }
+    }
+}
+
+/// The line number to blame when a block stops at index `i`: that line, or the input's last.
+pub(super) fn line_at(lines: &[Line], i: usize) -> usize {
+    lines.get(i).or(lines.last()).map_or(1, |l| l.no)
+}
+
+/// A plain decimal number: `123`, `12.5`, `.5`; no sign, exponent, `inf` or `nan`.
+pub(super) fn decimal(s: &str) -> Option<f64> {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    if int.len() + frac.len() == 0 || !digits(int) || !digits(frac) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// A number with thousands commas as kbench prints them (`1,449,533`), or without (`98368`).
+/// Misplaced commas (`48,6`: a number cut short) are refused.
+pub(super) fn grouped(s: &str) -> Option<f64> {
+    let (int, frac) = s.split_once('.').map_or((s, None), |(i, f)| (i, Some(f)));
+    let mut groups = int.split(',');
+    let first = groups.next()?;
+    let well_grouped = (1..=3).contains(&first.len()) && groups.all(|g| g.len() == 3);
+    if int.contains(',') && !well_grouped {
+        return None;
+    }
+    let plain: String = int.chars().filter(|&c| c != ',').collect();
+    match frac {
+        Some(f) => decimal(&format!("{plain}.{f}")),
+        None => decimal(&plain),
+    }
+}
+
+/// fio's scaled counts: `75.7k`, `9127`, `1.2M` (k = 10³, M = 10⁶, G = 10⁹).
+pub(super) fn scaled(s: &str) -> Option<f64> {
+    let (num, exp) = match s.as_bytes().last()? {
+        b'k' | b'K' => (&s[..s.len() - 1], 3),
+        b'M' => (&s[..s.len() - 1], 6),
+        b'G' => (&s[..s.len() - 1], 9),
+        _ => (s, 0),
+    };
+    decimal(num)?;
+    // Through the decimal exponent, so `75.7k` is exactly 75700.
+    format!("{num}e{exp}").parse().ok()
+}
+
+/// A bandwidth as fio prints it (`523MiB/s`, `1264B/s`, `25.2MiB/s`, fio 2.x `KB/s`), in KiB/s.
+/// `KB/s`, `MB/s`, `GB/s` are powers of 1024, as in fio 2.x; only `kB/s` is decimal.
+pub(super) fn bandwidth_kib(s: &str) -> Option<f64> {
+    let split = s.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+    let (num, unit) = s.split_at(split);
+    let n = decimal(num)?;
+    let kib = match unit {
+        "B/s" => n / 1024.0,
+        "KiB/s" | "KB/s" => n,
+        "kB/s" => scaled(&format!("{num}k"))? / 1024.0,
+        "MiB/s" | "MB/s" => n * 1024.0,
+        "GiB/s" | "GB/s" => n * 1024.0 * 1024.0,
+        "TiB/s" | "TB/s" => n * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(kib)
+}
+
+/// A time unit as fio and kbench write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TimeUnit {
+    Nanos,
+    Micros,
+    Millis,
+    Seconds,
+}
+
+impl TimeUnit {
+    /// `nsec`, `ns`, `usec`, `us`, `µs`, `msec`, `ms`, `sec`, `s`.
+    pub fn parse(s: &str) -> Option<TimeUnit> {
+        match s {
+            "nsec" | "ns" => Some(TimeUnit::Nanos),
+            "usec" | "us" | "µs" => Some(TimeUnit::Micros),
+            "msec" | "ms" => Some(TimeUnit::Millis),
+            "sec" | "s" => Some(TimeUnit::Seconds),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Nanos => "nsec",
+            TimeUnit::Micros => "usec",
+            TimeUnit::Millis => "msec",
+            TimeUnit::Seconds => "sec",
+        }
+    }
+
+    /// `value` of this unit in microseconds.
+    pub fn to_micros(self, value: f64) -> f64 {
+        match self {
+            TimeUnit::Nanos => value / 1000.0,
+            TimeUnit::Micros => value,
+            TimeUnit::Millis => value * 1000.0,
+            TimeUnit::Seconds => value * 1_000_000.0,
+        }
+    }
+}
+
+/// Splits `R / W` (either side may be empty) at its `/` token.
+pub(super) fn split_pair(value: &str) -> Option<(String, String)> {
+    let tokens: Vec<&str> = value.split_whitespace().collect();
+    let slash = tokens.iter().position(|&t| t == "/")?;
+    Some((tokens[..slash].join(" "), tokens[slash + 1..].join(" ")))
+}
+
+/// A class name as a log gives it: a leading `./` dropped; empty means none.
+pub(super) fn class_name(s: &str) -> Option<String> {
+    let s = s.trim();
+    let s = s.strip_prefix("./").unwrap_or(s);
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_and_cleaned() {
+        let l = lines("a\r\n\u{1b}[1;32mOK\u{1b}[0m\r\n\nb");
+        let texts: Vec<(usize, &str)> = l.iter().map(|l| (l.no, l.text.as_str())).collect();
+        assert_eq!(texts, [(1, "a"), (2, "OK"), (3, ""), (4, "b")]);
+        assert_eq!(lines("a\n").len(), 1);
+        assert_eq!(lines("").len(), 1);
+        assert_eq!(clean("\u{1b}]0;title\u{7}x\u{1b}(B"), "x");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(grouped("1,449,533"), Some(1_449_533.0));
+        assert_eq!(grouped("98368"), Some(98368.0));
+        assert_eq!(grouped("48,6"), None);
+        assert_eq!(grouped("1234,567"), None);
+        assert_eq!(grouped("null"), None);
+        assert_eq!(scaled("75.7k"), Some(75700.0));
+        assert_eq!(scaled("43.1k"), Some(43100.0));
+        assert_eq!(scaled("1.2M"), Some(1_200_000.0));
+        assert_eq!(scaled("9127"), Some(9127.0));
+        assert_eq!(scaled("k"), None);
+        assert_eq!(scaled("inf"), None);
+        assert_eq!(decimal("1e5"), None);
+        assert_eq!(bandwidth_kib("523MiB/s"), Some(523.0 * 1024.0));
+        assert_eq!(bandwidth_kib("25.2MiB/s"), Some(25.2 * 1024.0));
+        assert_eq!(bandwidth_kib("1264B/s"), Some(1264.0 / 1024.0));
+        assert_eq!(bandwidth_kib("1000kB/s"), Some(1_000_000.0 / 1024.0));
+        assert_eq!(bandwidth_kib("5MiB"), None);
+        assert_eq!(bandwidth_kib("MiB/s"), None);
+        assert_eq!(TimeUnit::Nanos.to_micros(55367.0), 55.367);
+    }
+
+    #[test]
+    fn pairs() {
+        assert_eq!(split_pair(" 1 / 2 "), Some(("1".into(), "2".into())));
+        assert_eq!(split_pair("  / "), Some((String::new(), String::new())));
+        assert_eq!(
+            split_pair("546,501 KiB/sec   / 506,343 KiB/sec").map(|p| p.1),
+            Some("506,343 KiB/sec".into())
+        );
+        assert_eq!(split_pair("1,2"), None);
+    }
+}

@@ -1,0 +1,300 @@
+//! `lhc report`: golden output in every format and as SVG, real fio run with the job file and
+//! command lhc's fio Job uses, the way `kubectl logs --prefix` delivers it, and errors that name
+//! the file and line while the other inputs are still reported.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Output, Test, assert_golden, have, profile, read, repo, yaml_docs};
+use serde_json::Value;
+
+const INPUTS: &[&str] = &[
+    "kbench/cmp-summary-local-1.txt",
+    "kbench/summary-local-quick.txt",
+    "dbench/summary-example-3.txt",
+    "kubestr/fio-output-example-1.txt",
+    "fio/kubestr-default-fio.json",
+];
+
+/// Runs `lhc report` on fixtures copied into a test folder, by their file names.
+fn report(inputs: &[&str], args: &[&str]) -> (Test, Output) {
+    let mut t = Test::new();
+    for i in inputs {
+        t = t.file(i, &read(repo().join("tests/fixtures/bench").join(i)));
+    }
+    let mut all = vec!["report".to_string()];
+    all.extend(inputs.iter().map(|s| s.to_string()));
+    all.extend(args.iter().map(|s| s.to_string()));
+    let out = t.run_args(&all);
+    (t, out)
+}
+
+#[test]
+fn every_format_matches_its_golden() {
+    let labels = [
+        "--label",
+        "longhorn-vs-local",
+        "--label",
+        "local-quick",
+        "--label",
+        "ceph-block",
+        "--label",
+        "x",
+        "--label",
+        "local-fio",
+    ];
+    for (format, file) in [
+        ("table", "table.txt"),
+        ("markdown", "report.md"),
+        ("csv", "report.csv"),
+        ("json", "report.json"),
+    ] {
+        let mut args = vec!["--format", format];
+        args.extend(labels);
+        let (_, out) = report(INPUTS, &args);
+        out.code(0);
+        assert_golden(&repo().join("tests/report").join(file), &out.stdout);
+    }
+}
+
+#[test]
+fn csv_and_json_carry_exact_numbers_in_one_unit_per_metric() {
+    let (_, out) =
+        report(&["kbench/summary-local-quick.txt"], &["--format", "json", "--label", "local"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["units"]["bandwidth"], "KiB/s");
+    let row = &v["sections"][0]["rows"][0];
+    let find = |metric: &str, pattern: &str, dir: &str| {
+        row["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["metric"] == metric && x["pattern"] == pattern && x["direction"] == dir)
+            .unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    // The summary's own numbers: IOPS 97,206 / 129,120; bandwidth 1,449,533 KiB/s; latency 55,367 ns.
+    assert_eq!(find("iops", "random", "read"), 97206.0);
+    assert_eq!(find("iops", "random", "write"), 129120.0);
+    assert_eq!(find("bandwidth", "random", "read"), 1449533.0);
+    assert_eq!(find("latency", "random", "read"), 55.367);
+    let (_, csv) =
+        report(&["kbench/summary-local-quick.txt"], &["--format", "csv", "--label", "local"]);
+    assert!(
+        csv.stdout.contains("kbench,local,false,latency,random,read,55.367,µs,,"),
+        "{}",
+        csv.stdout
+    );
+}
+
+#[test]
+fn the_chart_is_well_formed_with_one_bar_per_value() {
+    let (t, out) = report(
+        INPUTS,
+        &[
+            "--chart",
+            "chart.svg",
+            "--format",
+            "json",
+            "--label",
+            "a",
+            "--label",
+            "b",
+            "--label",
+            "c",
+            "--label",
+            "d",
+            "--label",
+            "e",
+        ],
+    );
+    out.code(0);
+    let svg = read(t.path().join("chart.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let bars: Vec<roxmltree::Node<'_, '_>> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("class") == Some("bar"))
+        .collect();
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
+    let values: usize = json["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["rows"].as_array().unwrap())
+        .map(|r| r["values"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(bars.len(), values);
+    for b in &bars {
+        let h: f64 = b.attribute("height").unwrap().parse().unwrap();
+        assert!(h >= 0.0 && h.is_finite());
+        assert!(b.attribute("data-value").unwrap().parse::<f64>().is_ok());
+    }
+    assert_golden(&repo().join("tests/report/chart.svg"), &svg);
+}
+
+#[test]
+fn a_baseline_gives_changes_and_kbench_s_verdicts() {
+    let (_, out) = report(&["kbench/cmp-summary-local-1.txt"], &["--format", "json"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let rows = v["sections"][0]["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["class"], "Local-Path");
+    assert_eq!(rows[0]["baseline"], true);
+    let iops = rows[1]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["metric"] == "iops" && x["pattern"] == "random" && x["direction"] == "read")
+        .unwrap();
+    // kbench printed 326.97% for this cell.
+    assert_eq!(format!("{:.2}", iops["change_percent"].as_f64().unwrap()), "326.97");
+    let kinds: Vec<&str> =
+        v["warnings"].as_array().unwrap().iter().map(|w| w["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["cache", "not-crash-consistent"]);
+    // --baseline compares runs of separate files too.
+    let (_, out) = report(
+        &["kbench/summary-local-quick.txt", "kbench/summary-example-5.txt"],
+        &["--baseline", "local", "--label", "local", "--label", "nvme"],
+    );
+    assert!(out.stdout.contains("change vs local"), "{}", out.stdout);
+}
+
+#[test]
+fn cpu_starved_latency_tests_are_flagged() {
+    let (_, out) =
+        report(&["kbench/summary-local-quick-idleprof.txt"], &["--format", "json", "--label", "x"]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let idle = v["sections"][0]["rows"][0]["cpu_idle_percent"]["latency"].as_f64().unwrap();
+    let starved = v["warnings"].as_array().unwrap().iter().any(|w| w["kind"] == "cpu-starved");
+    assert_eq!(starved, idle < 40.0, "idleness {idle}");
+}
+
+#[test]
+fn unreadable_inputs_are_errors_and_the_rest_is_still_reported() {
+    let t = Test::new()
+        .file("good.txt", &read(repo().join("tests/fixtures/bench/kbench/summary-local-quick.txt")))
+        .file("junk.txt", "hello\nthis is not a benchmark\n")
+        .file(
+            "cut.txt",
+            &read(repo().join("tests/fixtures/bench/kbench/summary-local-quick.txt"))
+                .lines()
+                .take(17)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    let out = t.run_args(&[
+        "report", "good.txt", "junk.txt", "cut.txt", "--label", "a", "--label", "b", "--label", "c",
+    ]);
+    out.code(1);
+    assert!(out.stderr.contains("junk.txt:1:"), "{}", out.stderr);
+    assert!(
+        out.stderr.lines().any(|l| l.contains("cut.txt:") && l.starts_with("error")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("97,206 / 129,120"), "the good input is reported: {}", out.stdout);
+    t.run_args(&["report", "missing.txt"]).code(2);
+    t.run_args(&["report", "good.txt", "--label", "a", "--label", "b"]).code(2);
+}
+
+/// The fio Job of lhc's hcloud profile: its job file and its container command and env.
+fn fio_job() -> (String, String, Vec<(String, String)>) {
+    let t = Test::new().file("c.toml", &profile("hcloud-longhorn"));
+    t.run_args(&["build", "c.toml"]).code(0);
+    let text = read(t.path().join("out/prod-fsn1/benchmarks/fio-longhorn-fast.yaml"));
+    let docs = yaml_docs(&text);
+    let jobs = docs.iter().find(|d| d["kind"] == "ConfigMap").unwrap()["data"]["fio-jobs.fio"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let container = &docs.iter().find(|d| d["kind"] == "Job").unwrap()["spec"]["template"]["spec"]
+        ["containers"][0];
+    let script = container["command"][2].as_str().unwrap().to_string();
+    let env = container["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (e["name"].as_str().unwrap().to_string(), e["value"].as_str().unwrap().to_string())
+        })
+        .collect();
+    (jobs, script, env)
+}
+
+#[test]
+fn a_real_fio_run_of_lhc_s_job_is_reported() {
+    assert!(have("fio"), "fio is required (`.ci/run` installs it)");
+    let (jobs, script, env) = fio_job();
+    let t = Test::new().file("etc/fio-jobs.fio", &jobs);
+    std::fs::create_dir(t.path().join("data")).unwrap();
+    // The Job's own command, with the pod's paths mapped into the test folder.
+    let script = script
+        .replace("/etc/lhc/fio-jobs.fio", "etc/fio-jobs.fio")
+        .replace("--directory=/data", "--directory=data");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(&script).current_dir(t.path());
+    for (k, v) in &env {
+        cmd.env(k, v);
+    }
+    cmd.env("LHC_SIZE", "16m").env("LHC_RAMP_TIME", "0").env("LHC_RUNTIME", "1s");
+    let run = cmd.output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let log = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        log.starts_with("lhc-benchmark: tool=fio class=longhorn-fast cluster=prod-fsn1\n"),
+        "{}",
+        &log[..80.min(log.len())]
+    );
+
+    // As `kubectl logs` prints it, and as `kubectl logs -l ... --prefix` prints two pods.
+    let prefixed: String = ["fio-longhorn-fast-x7k2p", "fio-longhorn-fast-xfs-q9w4z"]
+        .iter()
+        .flat_map(|pod| log.lines().map(move |l| format!("[pod/{pod}/fio] {l}\n")))
+        .collect();
+    let t2 = Test::new().file("job.log", &log).file("all.log", &prefixed);
+    let out = t2.run_args(&["report", "job.log", "--format", "json"]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let section = &v["sections"][0];
+    assert_eq!(section["tool"], "fio");
+    let row = &section["rows"][0];
+    assert_eq!(row["class"], "longhorn-fast");
+    let keys: Vec<String> = row["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} {}",
+                x["pattern"].as_str().unwrap(),
+                x["direction"].as_str().unwrap(),
+                x["metric"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for k in [
+        "random read iops",
+        "random write iops",
+        "random read bandwidth",
+        "random write bandwidth",
+        "random read latency",
+        "random write latency",
+    ] {
+        assert!(keys.iter().any(|x| x == k), "missing {k}: {keys:?}");
+    }
+    assert!(row["values"].as_array().unwrap().iter().all(|x| x["value"].as_f64().unwrap() > 0.0));
+    let all = t2.run_args(&["report", "all.log", "--format", "json"]);
+    all.code(0);
+    let v: Value = serde_json::from_str(&all.stdout).unwrap();
+    assert_eq!(v["sections"][0]["rows"].as_array().unwrap().len(), 2, "two pods, two runs");
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let mut t = Test::new();
+    t = t.stdin(&read(repo().join("tests/fixtures/bench/dbench/summary-example-3.txt")));
+    let out = t.run_args(&["report", "-", "--label", "ceph"]);
+    out.code(0);
+    assert!(out.stdout.contains("ceph"), "{}", out.stdout);
+    assert!(out.stdout.contains("2,664 / 4,115"), "{}", out.stdout);
+}
