@@ -166,3 +166,36 @@ fn the_binary_answers_mutated_files_with_0_or_1() {
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
 }
+
+#[test]
+fn no_mutated_benchmark_log_panics_the_report() {
+    let mut rng = Rng(0xbe7c_4a11);
+    let mut logs = vec![];
+    let mut stack = vec![repo().join("tests/fixtures/bench")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p.ends_with("SOURCE.md") {
+                logs.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    logs.sort();
+    for (name, bytes) in logs {
+        for round in 0..60 {
+            let mutated = mutate(&mut rng, &bytes);
+            let text = String::from_utf8_lossy(&mutated).into_owned();
+            let result = std::panic::catch_unwind(|| {
+                let parsed = lhc::results::parse(&text, "fuzz.log");
+                let report = lhc::results::compare::build(&parsed.runs, Some("local-path"));
+                let _ = lhc::results::table::text(&report);
+                let _ = lhc::results::table::csv(&report);
+                let _ = lhc::results::table::json(&report);
+                let _ = lhc::results::chart::svg(&report);
+            });
+            assert!(result.is_ok(), "{name} mutation {round} panics the report:\n{text}");
+        }
+    }
+}
