@@ -24,8 +24,21 @@ pub struct ReadError {
     pub source: std::io::Error,
 }
 
+/// What to do with each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Validate only (`check`).
+    Check,
+    /// Validate and render (`build`, `diff`, `render`).
+    Compile,
+}
+
 /// Reads and compiles every file. `out` is the output folder of `build` and `diff`.
-pub fn compile_all(paths: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, ReadError> {
+pub fn compile_all(
+    paths: &[PathBuf],
+    out: Option<&Path>,
+    mode: Mode,
+) -> Result<Vec<Unit>, ReadError> {
     let mut units = vec![];
     for path in paths {
         let (source, invalid_at) =
@@ -39,8 +52,10 @@ pub fn compile_all(paths: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, R
                     )
                     .with_help("save the file as UTF-8 text"),
                 ],
+                cluster: None,
                 output: None,
             },
+            None if mode == Mode::Check => crate::check_only(&source),
             None => compile(&source, origin(path, out)),
         };
         units.push(Unit { source, compiled });
@@ -58,22 +73,22 @@ fn collisions(units: &[Unit]) -> Vec<(usize, Diagnostic)> {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut out = vec![];
     for (i, unit) in units.iter().enumerate() {
-        let Some(output) = &unit.compiled.output else { continue };
-        match seen.get(output.cluster.as_str()) {
+        let Some((name, span)) = &unit.compiled.cluster else { continue };
+        match seen.get(name.as_str()) {
             Some(&first) => out.push((
                 i,
                 Diagnostic::error(
                     Message::OutputCollision {
-                        name: output.cluster.clone(),
+                        name: name.clone(),
                         first: units[first].source.name(),
-                        folder: format!("{}/", output.cluster),
+                        folder: format!("{name}/"),
                     },
-                    output.name_span.clone(),
+                    span.clone(),
                 )
                 .with_help("give each cluster file its own `[cluster] name`"),
             )),
             None => {
-                seen.insert(&output.cluster, i);
+                seen.insert(name, i);
             }
         }
     }

@@ -299,6 +299,7 @@ fn apply_steps(
 ) -> Result<(), EmitError> {
     // 1. Every new file goes to a temporary file next to its target.
     let mut staged: Vec<(PathBuf, tempfile::TempPath)> = vec![];
+    let mut dirs_ready: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for changes in all {
         let mut writes: Vec<(String, &str)> = changes
             .changes
@@ -311,34 +312,39 @@ fn apply_steps(
         for (rel, text) in writes {
             let target = out.join(&rel);
             let dir = target.parent().unwrap_or(out).to_path_buf();
-            create_dirs(&dir, done)?;
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".lhc-tmp-")
-                .tempfile_in(&dir)
-                .map_err(err("create a temporary file in", &dir))?;
-            // No fsync: the tree is regenerated from the cluster file at will, and a rename over
-            // the old file is already atomic for readers.
-            tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
+            if !dirs_ready.contains(&dir) {
+                create_dirs(&dir, done)?;
+                dirs_ready.insert(dir.clone());
+            }
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".lhc-tmp-");
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;
                 let mode = if rel.ends_with(".sh") { 0o755 } else { 0o644 };
-                fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode))
-                    .map_err(err("set permissions of", &target))?;
+                builder.permissions(fs::Permissions::from_mode(mode));
             }
+            let mut tmp =
+                builder.tempfile_in(&dir).map_err(err("create a temporary file in", &dir))?;
+            // No fsync: the tree is regenerated from the cluster file at will, and a rename over
+            // the old file is already atomic for readers.
+            tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
             staged.push((target, tmp.into_temp_path()));
         }
     }
-    create_dirs(trash, done)?;
+    // The trash holds what is replaced or removed until the end; made when first needed.
     let mut n = 0usize;
-    let mut backup_path = || {
+    let mut backup_path = |done: &mut Vec<Done>| -> Result<PathBuf, EmitError> {
+        if n == 0 {
+            create_dirs(trash, done)?;
+        }
         n += 1;
-        trash.join(n.to_string())
+        Ok(trash.join(n.to_string()))
     };
     // 2. New files replace old ones, each in one rename; the old ones are kept until the end.
     for (target, tmp) in staged {
         let backup = if target.is_file() {
-            let b = backup_path();
+            let b = backup_path(done)?;
             keep(&target, &b).map_err(err("back up", &target))?;
             Some(b)
         } else {
@@ -359,7 +365,7 @@ fn apply_steps(
             if !target.is_file() {
                 continue;
             }
-            let b = backup_path();
+            let b = backup_path(done)?;
             hook(&target).map_err(err("remove", &target))?;
             fs::rename(&target, &b).map_err(err("remove", &target))?;
             done.push(Done::Removed { target, backup: b });

@@ -43,7 +43,9 @@ use source::Source;
 pub struct Compiled {
     /// Every diagnostic, sorted by position; warnings included.
     pub diagnostics: Vec<Diagnostic>,
-    /// The output, when there was no error.
+    /// The cluster's name and where it was written, once the file could be read.
+    pub cluster: Option<(String, source::Span)>,
+    /// The output, when there was no error (and rendering was asked for).
     pub output: Option<Output>,
 }
 
@@ -52,8 +54,6 @@ pub struct Output {
     pub cluster: String,
     /// The checked cluster file the output was compiled from.
     pub file: model::ClusterFile,
-    /// Where `[cluster] name` was written.
-    pub name_span: source::Span,
     pub plan: Plan,
     /// Every file under the output folder, keyed `<cluster>/<file>`.
     pub tree: Tree,
@@ -88,23 +88,33 @@ pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Facts)>, Ve
     (Some((file, facts)), diagnostics)
 }
 
+/// Checks a cluster file without rendering anything (`lhc check`).
+pub fn check_only(source: &Source) -> Compiled {
+    let (checked, diagnostics) = check(source);
+    let cluster = checked.map(|(f, _)| (f.cluster.name.to_string(), f.cluster.name.span.clone()));
+    Compiled { diagnostics, cluster, output: None }
+}
+
 /// Compiles a cluster file into its output tree.
 pub fn compile(source: &Source, origin: Origin) -> Compiled {
     let (checked, mut diagnostics) = check(source);
-    let Some((file, facts)) = checked else { return Compiled { diagnostics, output: None } };
+    let Some((file, facts)) = checked else {
+        return Compiled { diagnostics, cluster: None, output: None };
+    };
+    let cluster = Some((file.cluster.name.to_string(), file.cluster.name.span.clone()));
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return Compiled { diagnostics, output: None };
+        return Compiled { diagnostics, cluster, output: None };
     }
     let plan = plan::plan(&file, &facts, origin);
-    let name_span = file.cluster.name.span.clone();
     match render::tree(&plan) {
         Ok(tree) => Compiled {
             diagnostics,
-            output: Some(Output { cluster: plan.cluster.clone(), file, name_span, plan, tree }),
+            cluster,
+            output: Some(Output { cluster: plan.cluster.clone(), file, plan, tree }),
         },
         Err(e) => {
             diagnostics.push(Diagnostic::error(Message::Internal(e.to_string()), None));
-            Compiled { diagnostics, output: None }
+            Compiled { diagnostics, cluster, output: None }
         }
     }
 }

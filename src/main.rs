@@ -239,14 +239,23 @@ fn report_units(ui: &Ui, units: &[Unit], writes: bool) -> bool {
 }
 
 fn compile(ui: &Ui, files: &[PathBuf], out: Option<&Path>) -> Result<Vec<Unit>, u8> {
-    driver::compile_all(files, out).map_err(|e| {
+    read_all(ui, files, out, driver::Mode::Compile)
+}
+
+fn read_all(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+    mode: driver::Mode,
+) -> Result<Vec<Unit>, u8> {
+    driver::compile_all(files, out, mode).map_err(|e| {
         error(ui, &e.to_string());
         FAILED
     })
 }
 
 fn check(ui: &Ui, files: &[PathBuf]) -> u8 {
-    let units = match compile(ui, files, None) {
+    let units = match read_all(ui, files, None, driver::Mode::Check) {
         Ok(u) => u,
         Err(code) => return code,
     };
@@ -299,6 +308,14 @@ fn build(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> u8 {
         }
         error(ui, "nothing was written");
         return INVALID;
+    }
+    let to_write = all
+        .iter()
+        .flat_map(|c| &c.changes)
+        .filter_map(|c| c.new.as_deref().map(|n| (c.path.as_str(), n)));
+    if let Err(e) = render::check_yaml(to_write) {
+        error(ui, &format!("{e}; nothing was written"));
+        return FAILED;
     }
     if let Err(e) = lhc::emit::apply(out, &all) {
         error(ui, &format!("{e}; the previous output is unchanged"));
@@ -543,6 +560,10 @@ fn render_cmd(ui: &Ui, file: Option<PathBuf>, chart: bool) -> u8 {
         Ok(docs) => {
             let stream: String =
                 docs.iter().map(|d| format!("---\n{}", d.trim_start_matches("---\n"))).collect();
+            if let Err(e) = render::check_yaml([("", stream.as_str())]) {
+                error(ui, &e.to_string());
+                return FAILED;
+            }
             print(&stream);
             OK
         }

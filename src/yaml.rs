@@ -35,6 +35,15 @@ fn needs_escape(c: char) -> bool {
         || matches!(n, 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff)
 }
 
+/// Checks that a stream of YAML documents parses, without building the values.
+pub fn check_stream(text: &str) -> Result<(), String> {
+    for doc in serde_yaml::Deserializer::from_str(text) {
+        <serde::de::IgnoredAny as serde::Deserialize>::deserialize(doc)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// Parses a stream of YAML documents into JSON values; comments and empty documents vanish.
 pub fn parse_stream(text: &str) -> Result<Vec<serde_json::Value>, String> {
     let mut out = vec![];

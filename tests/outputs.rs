@@ -86,8 +86,8 @@ fn values_hold_only_keys_of_the_target_chart() {
             // Settings that exist in this version only.
             let mut doc: toml_edit::DocumentMut = toml.parse().unwrap();
             let settings = doc["longhorn"]["settings"].as_table_mut().unwrap();
-            settings.retain(|k, _| chart.settings.contains_key(k));
-            if chart.settings["defaultReplicaCount"].engines.is_none() {
+            settings.retain(|k, _| chart.settings().contains_key(k));
+            if chart.settings()["defaultReplicaCount"].engines.is_none() {
                 settings.insert("defaultReplicaCount", toml_edit::value(2));
             }
             let tree = build(&doc.to_string());
@@ -114,7 +114,7 @@ fn chart_renders(
     };
     let mut lines = String::new();
     for (key, value) in settings {
-        let setting = &chart.settings[key];
+        let setting = &chart.settings()[key];
         let rendered = match setting.render {
             Render::Plain | Render::JoinPlain => text_of(value),
             Render::Quote | Render::JoinQuote => go_quote(&text_of(value)),
@@ -137,7 +137,7 @@ fn the_charts_templates_read_every_setting_back() {
         doc["longhorn"]["settings"]
             .as_table_mut()
             .unwrap()
-            .retain(|k, _| chart.settings.contains_key(k));
+            .retain(|k, _| chart.settings().contains_key(k));
         let toml = doc.to_string();
         let tree = build(&toml);
         let values = yaml_docs(&tree["longhorn-values.yaml"]).remove(0);
@@ -145,7 +145,7 @@ fn the_charts_templates_read_every_setting_back() {
         let seen = chart_renders(&chart.version, settings);
         let expect = |key: &str| doc["longhorn"]["settings"][key].as_str().unwrap().to_string();
         for key in ["defaultLonghornStaticStorageClass", "upgradeResponderURL", "priorityClass"] {
-            if let Some(setting) = chart.settings.get(key) {
+            if let Some(setting) = chart.settings().get(key) {
                 assert_eq!(seen[&setting.name], json!(expect(key)), "{key} on {}", chart.version);
             }
         }

@@ -51,20 +51,29 @@ def measure(args, cwd):
     return wall, usage.ru_maxrss
 
 
+def line(name, walls, rss, extra):
+    print(
+        f"{name:<44} median {statistics.median(walls) * 1000:7.2f} ms   best {min(walls) * 1000:7.2f} ms   "
+        f"peak RSS {max(rss) / 1024:6.1f} MiB   {extra}"
+    )
+
+
 def run_case(name, toml_path, runs):
-    walls, rss = [], []
+    """A first build into an empty folder, then a build with nothing to change, `runs` times."""
+    first, again, rss = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs):
             out = os.path.join(tmp, f"out{i}")
             wall, kib = measure([BIN, "build", toml_path, "-o", out], cwd=tmp)
-            walls.append(wall)
+            first.append(wall)
+            rss.append(kib)
+            wall, kib = measure([BIN, "build", toml_path, "-o", out], cwd=tmp)
+            again.append(wall)
             rss.append(kib)
         files = sum(len(f) for _, _, f in os.walk(os.path.join(tmp, "out0")))
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(tmp, "out0")) for f in fs)
-    print(
-        f"{name:<34} median {statistics.median(walls) * 1000:7.2f} ms   best {min(walls) * 1000:7.2f} ms   "
-        f"peak RSS {max(rss) / 1024:6.1f} MiB   ({files} files, {size / 1024:.0f} KiB written, {runs} runs)"
-    )
+    line(f"{name}, first build", first, rss, f"({files} files, {size / 1024:.0f} KiB, {runs} runs)")
+    line(f"{name}, no change", again, rss, f"({runs} runs)")
 
 
 def main():
@@ -74,7 +83,11 @@ def main():
     a = ap.parse_args()
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    print(f"lhc build, release binary, {os.cpu_count()} CPUs")
+    spawn = []
+    for _ in range(a.runs):
+        spawn.append(measure(["/bin/true"], cwd=ROOT)[0])
+    print(f"lhc build, release binary, {os.cpu_count()} CPUs; starting a process here takes "
+          f"{statistics.median(spawn) * 1000:.2f} ms (median of /bin/true), included below")
     run_case("profiles/hcloud-longhorn.toml", os.path.join(ROOT, "profiles", "hcloud-longhorn.toml"), a.runs)
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(generated())

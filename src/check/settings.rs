@@ -41,7 +41,7 @@ fn check_one(
         );
         return;
     }
-    let Some(setting) = chart.settings.get(key.as_str()) else {
+    let Some(setting) = chart.settings().get(key.as_str()) else {
         out.push(unknown(chart, key));
         return;
     };
@@ -176,7 +176,7 @@ fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
         Message::UnknownSetting { key: key.value.clone(), version: chart.version.clone() },
         key.span.clone(),
     );
-    if let Some(m) = did_you_mean(k, chart.settings.keys().map(String::as_str)) {
+    if let Some(m) = did_you_mean(k, chart.settings().keys().map(String::as_str)) {
         d.help = Some(format!("did you mean `{m}`?"));
     }
     d
@@ -339,7 +339,7 @@ fn describe(scalar: &SettingScalar) -> String {
 /// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
 fn check_conflicts(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
     let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
-    if !(chart.settings.contains_key(a) && chart.settings.contains_key(b)) {
+    if !(chart.settings().contains_key(a) && chart.settings().contains_key(b)) {
         return;
     }
     if bool_setting(file, a, true) && bool_setting(file, b, false) {

@@ -16,10 +16,21 @@ pub struct Chart {
     pub version: String,
     pub minor: Minor,
     pub kubernetes_min: Minor,
-    pub settings: BTreeMap<String, Setting>,
+    /// This version's part of settings.json, parsed on first use: a build reads one version.
+    raw: Box<serde_json::value::RawValue>,
+    settings: OnceLock<BTreeMap<String, Setting>>,
 }
 
 impl Chart {
+    /// The `defaultSettings` keys of this chart version.
+    pub fn settings(&self) -> &BTreeMap<String, Setting> {
+        self.settings.get_or_init(|| {
+            serde_json::from_str::<VersionSettings>(self.raw.get())
+                .map(|v| v.settings)
+                .unwrap_or_default()
+        })
+    }
+
     /// `defaultBackupStore.*` replaced `defaultSettings.backupTarget*` in chart 1.8.
     pub fn has_default_backup_store(&self) -> bool {
         self.minor >= Minor(1, 8)
@@ -108,7 +119,7 @@ fn yes() -> bool {
 
 #[derive(Debug, Deserialize)]
 struct SettingsFile {
-    versions: BTreeMap<String, VersionSettings>,
+    versions: BTreeMap<String, Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,12 +240,17 @@ fn load() -> Result<Knowledge, String> {
     for entry in charts.chart {
         let minor = Minor::parse(&entry.version).ok_or("bad chart version")?;
         let kubernetes_min = Minor::parse(&entry.kubernetes_min).ok_or("bad kubernetes_min")?;
-        let settings = settings
+        let raw = settings
             .versions
             .remove(&entry.version)
-            .ok_or_else(|| format!("no settings for chart {}", entry.version))?
-            .settings;
-        out.push(Chart { version: entry.version, minor, kubernetes_min, settings });
+            .ok_or_else(|| format!("no settings for chart {}", entry.version))?;
+        out.push(Chart {
+            version: entry.version,
+            minor,
+            kubernetes_min,
+            raw,
+            settings: OnceLock::new(),
+        });
     }
     out.sort_by_key(|c| c.minor);
     Ok(Knowledge { charts: out, history, parameters })
@@ -283,7 +299,7 @@ pub fn parameters() -> &'static Parameters {
 
 /// The chart versions a setting key exists in, as a readable range ("1.10.2 to 1.12.1").
 pub fn versions_with(key: &str) -> Vec<&'static Chart> {
-    charts().iter().filter(|c| c.settings.contains_key(key)).collect()
+    charts().iter().filter(|c| c.settings().contains_key(key)).collect()
 }
 
 #[cfg(test)]
@@ -302,21 +318,21 @@ mod tests {
 
     #[test]
     fn settings_reflect_known_moves() {
-        assert!(chart("1.7.3").unwrap().settings.contains_key("backupTarget"));
-        assert!(!chart("1.8.2").unwrap().settings.contains_key("backupTarget"));
+        assert!(chart("1.7.3").unwrap().settings().contains_key("backupTarget"));
+        assert!(!chart("1.8.2").unwrap().settings().contains_key("backupTarget"));
         let c = chart("1.12.1").unwrap();
         assert_eq!(
-            c.settings["defaultReplicaCount"].engines.as_deref(),
+            c.settings()["defaultReplicaCount"].engines.as_deref(),
             Some(&["v1".to_string(), "v2".into()][..])
         );
-        assert_eq!(c.settings["taintToleration"].render, Render::JoinQuote);
-        assert_eq!(chart("1.9.2").unwrap().settings["taintToleration"].render, Render::JoinPlain);
-        assert!(!c.settings["rebuildConcurrentSyncLimit"].known_to_manager);
+        assert_eq!(c.settings()["taintToleration"].render, Render::JoinQuote);
+        assert_eq!(chart("1.9.2").unwrap().settings()["taintToleration"].render, Render::JoinPlain);
+        assert!(!c.settings()["rebuildConcurrentSyncLimit"].known_to_manager);
         // Every moved key is really gone from its `since` version on.
         for (key, m) in &history().moved {
             let since = Minor::parse(&m.since).unwrap();
             for c in charts().iter().filter(|c| c.minor >= since) {
-                assert!(!c.settings.contains_key(key), "{key} still in {}", c.version);
+                assert!(!c.settings().contains_key(key), "{key} still in {}", c.version);
             }
         }
     }

@@ -216,7 +216,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
 
     let mut settings: Vec<Entry> = vec![];
     let mut derived = |key: &str, value: Scalar, comment: &str| {
-        if let Some(setting) = chart.settings.get(key) {
+        if let Some(setting) = chart.settings().get(key) {
             settings.push(entry(key, setting, value, Some(comment.to_string())));
         }
     };
@@ -256,7 +256,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
     }
 
     for (key, value) in table.map(|l| &l.settings).into_iter().flatten() {
-        let Some(setting) = chart.settings.get(key.as_str()) else { continue };
+        let Some(setting) = chart.settings().get(key.as_str()) else { continue };
         let e = match &value.value {
             SettingValue::PerEngine(map) => Entry {
                 key: key.to_string(),
