@@ -642,10 +642,16 @@ fn versions(json: bool) -> u8 {
     let charts: Vec<&str> = longhorn::charts().iter().map(|c| c.version.as_str()).collect();
     let newest_chart = longhorn::newest().map_or("", |c| c.version.as_str());
     let k8s: Vec<String> = kubernetes::supported().map(|m| m.to_string()).collect();
+    let images: Vec<(&str, &str)> =
+        [lhc::model::Tool::Kbench, lhc::model::Tool::Dbench, lhc::model::Tool::Fio]
+            .into_iter()
+            .map(|t| (t.as_str(), lhc::knowledge::bench::info(t).image.as_str()))
+            .collect();
     if json {
         let v = serde_json::json!({
             "longhorn": { "charts": charts, "default": newest_chart },
             "kubernetes": { "versions": k8s, "default": kubernetes::NEWEST.to_string() },
+            "benchmark_images": images.iter().copied().collect::<std::collections::BTreeMap<_, _>>(),
         });
         print(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
     } else {
@@ -656,6 +662,8 @@ fn versions(json: bool) -> u8 {
             kubernetes::NEWEST,
             kubernetes::NEWEST
         ));
+        let list: Vec<String> = images.iter().map(|(t, i)| format!("{t} {i}")).collect();
+        print(&format!("Benchmark images: {}\n", list.join(", ")));
     }
     OK
 }

@@ -172,6 +172,7 @@ fn versions_lists_charts_and_kubernetes() {
     out.code(0);
     assert!(out.stdout.contains("1.6.4, 1.7.3, 1.8.2, 1.9.2, 1.10.2, 1.11.3, 1.12.1"));
     assert!(out.stdout.contains("1.25 to 1.37"));
+    assert!(out.stdout.contains("Benchmark images: kbench yasker/kbench:v0.1.0"), "{}", out.stdout);
     let json: serde_json::Value =
         serde_json::from_str(&t.run_args(&["versions", "--json"]).stdout).unwrap();
     assert_eq!(json["longhorn"]["default"], "1.12.1");
