@@ -212,3 +212,31 @@ fn build_check_prints_the_diff_and_exits_1_when_stale() {
     let broken = scenario(&hcloud(), "x = ", None, &["build", "--check", "c.toml"]);
     broken.code(2);
 }
+
+#[test]
+fn colour_on_a_terminal_unless_no_color() {
+    assert!(common::have("script"), "script (util-linux) gives the test a terminal");
+    let t = Test::new().file("c.toml", &hcloud());
+    t.run_args(&["build", "c.toml"]).code(0);
+    std::fs::write(t.path().join("c.toml"), hcloud().replace("replicas = 2", "replicas = 3"))
+        .unwrap();
+    let on_terminal = |no_color: bool| {
+        let mut cmd = std::process::Command::new("script");
+        cmd.args([
+            "-q",
+            "-e",
+            "-c",
+            &format!("{} diff c.toml", env!("CARGO_BIN_EXE_lhc")),
+            "/dev/null",
+        ])
+        .current_dir(t.path())
+        .env_remove("NO_COLOR");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    assert!(on_terminal(false).contains("\x1b[32m+"), "colour on a terminal");
+    let plain = on_terminal(true);
+    assert!(plain.contains("+  numberOfReplicas") && !plain.contains('\x1b'), "NO_COLOR: {plain}");
+}

@@ -42,9 +42,74 @@ pub struct BenchFile {
     pub pvcs: Vec<Pvc>,
     pub image: String,
     pub command: Vec<String>,
-    pub env: Vec<(String, String)>,
+    pub env: Vec<Env>,
     /// Node names the pod may run on (empty: anywhere).
     pub nodes: Vec<String>,
+}
+
+/// An environment variable of a tool's entrypoint, with what it means to the tool.
+#[derive(Debug, Serialize)]
+pub struct Env {
+    pub name: String,
+    pub value: String,
+    pub meaning: &'static str,
+}
+
+/// What each variable means to the tool that reads it (kbench `run.sh`/`cmp_run.sh`, dbench
+/// `docker-entrypoint.sh`, lhc's fio Job), and the tool's own default.
+const MEANINGS: &[(&str, &str)] = &[
+    ("FILE_NAME", "kbench: the test file (a block device in Block mode); required"),
+    (
+        "OUTPUT",
+        "kbench: prefix of its result files; its summary prints it after `For:` (default ./test_device)",
+    ),
+    (
+        "SIZE",
+        "kbench: size of the test file, passed to fio --size; must fit the volume (default 10g)",
+    ),
+    (
+        "CPU_IDLE_PROF",
+        "kbench: `enabled` adds fio --idle-prof and CPU idleness rows, at some cost (default disabled)",
+    ),
+    (
+        "QUICK_MODE",
+        "kbench: any value runs the quick mode, 1s ramp and 5s per test (default unset: full)",
+    ),
+    ("FIRST_VOL_NAME", "kbench comparison: name of the first volume, the baseline"),
+    ("FIRST_VOL_FILE", "kbench comparison: test file on the first volume"),
+    ("SECOND_VOL_NAME", "kbench comparison: name of the second volume, compared with the first"),
+    ("SECOND_VOL_FILE", "kbench comparison: test file on the second volume"),
+    (
+        "DBENCH_MOUNTPOINT",
+        "dbench: the directory it tests in, and prints as `Working dir:` (default /tmp)",
+    ),
+    (
+        "DBENCH_QUICK",
+        "dbench: `yes` runs only the four IOPS and bandwidth tests (default: all nine)",
+    ),
+    ("FIO_SIZE", "dbench: size of the test file of every test (default 2G)"),
+    (
+        "FIO_OFFSET_INCREMENT",
+        "dbench: offset between the four threads of the sequential tests (default 500M)",
+    ),
+    ("FIO_DIRECT", "dbench: 1 for O_DIRECT, 0 for filesystems without it (default 1)"),
+    ("LHC_CLUSTER", "lhc: the cluster, printed before fio's JSON"),
+    (
+        "LHC_CLASS",
+        "lhc: the StorageClass, printed before fio's JSON so `lhc report` can name the run",
+    ),
+    ("LHC_SIZE", "fio job file: size of the shared test file"),
+    ("LHC_RAMP_TIME", "fio job file: ramp time before each job measures"),
+    ("LHC_RUNTIME", "fio job file: how long each job measures"),
+];
+
+fn with_meanings(env: Vec<(String, String)>) -> Vec<Env> {
+    env.into_iter()
+        .map(|(name, value)| {
+            let meaning = MEANINGS.iter().find(|(n, _)| *n == name).map_or("", |(_, m)| *m);
+            Env { name, value, meaning }
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -220,7 +285,7 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
         job,
         image,
         command,
-        env,
+        env: with_meanings(env),
         nodes: b.nodes.clone(),
     }
 }
@@ -293,7 +358,7 @@ fn comparison(
         job,
         image,
         command: vec!["bash".into(), "/fio/cmp_run.sh".into()],
-        env,
+        env: with_meanings(env),
         nodes: b.nodes.clone(),
     }
 }
@@ -312,6 +377,26 @@ mod tests {
         assert!(l.len() <= 63 && crate::names::is_dns_label(&l), "{l}");
         assert_ne!(l, label(&format!("kbench-{}-vs-local-path2", "a".repeat(60))));
         assert!(crate::names::is_dns_label(&label("fio-gp2.example.com")));
+    }
+
+    #[test]
+    fn every_variable_has_a_meaning() {
+        let b = BenchFacts {
+            namespace: "n".into(),
+            size: Bytes::gib(25),
+            tools: vec![Tool::Kbench, Tool::Dbench, Tool::Fio],
+            classes: vec!["fast".into()],
+            baseline: Some("local-path".into()),
+            pool: None,
+            nodes: vec![],
+            quick: true,
+            images: vec![],
+        };
+        for f in plan("c", &b).files {
+            for e in f.env {
+                assert!(!e.meaning.is_empty(), "{} has no meaning", e.name);
+            }
+        }
     }
 
     #[test]
