@@ -6,7 +6,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use common::{Test, have, profile, read, repo, validate_k8s, yaml_docs};
 use lhc::knowledge::longhorn::{self, Render};
@@ -370,5 +369,4 @@ fn kubectl_kustomize_builds_every_kustomization() {
         assert_eq!(docs.len(), classes.len());
         assert!(docs.iter().all(|d| d["kind"] == "StorageClass"));
     }
-    let _ = Path::new("");
 }

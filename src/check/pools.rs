@@ -289,7 +289,6 @@ fn check_disk(
 ) -> DiskFacts {
     let hcloud = target.provider == Provider::Hcloud;
     duplicates("disk tag", disk.tags.iter().map(|t| (t.as_str(), &t.span)), out);
-    let _ = file;
 
     if disk.kind.value == DiskKind::HcloudVolume && !hcloud {
         out.push(

@@ -63,24 +63,18 @@ fn header(metric: Metric, pattern: Pattern) -> String {
     format!("{m} {} (read / write)", pattern_name(pattern))
 }
 
-fn pair(
-    row: &Row,
-    metric: Metric,
-    pattern: Pattern,
-    cell: impl Fn(Key) -> Option<String>,
-) -> String {
+fn pair(metric: Metric, pattern: Pattern, cell: impl Fn(Key) -> Option<String>) -> String {
     let side = |d| cell(Key::new(metric, pattern, d)).unwrap_or_else(|| "–".to_string());
-    let _ = row;
     format!("{} / {}", side(Direction::Read), side(Direction::Write))
 }
 
 fn value_cell(row: &Row, metric: Metric, pattern: Pattern) -> String {
-    pair(row, metric, pattern, |k| row.values.get(&k).map(|v| readable(metric, *v)))
+    pair(metric, pattern, |k| row.values.get(&k).map(|v| readable(metric, *v)))
 }
 
 fn change_cell(row: &Row, metric: Metric, pattern: Pattern) -> String {
     let Some(change) = &row.change else { return String::new() };
-    pair(row, metric, pattern, |k| change.percent.get(&k).map(|p| format!("{p:+.2}%")))
+    pair(metric, pattern, |k| change.percent.get(&k).map(|p| format!("{p:+.2}%")))
 }
 
 /// The rows of one section as cells: header, then a line per row (and per change).
