@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::compare::Report;
 use super::table::readable;
-use super::{Direction, Key, Metric, Pattern};
+use super::{Key, Metric};
 
 const WIDTH: f64 = 960.0;
 const PANEL: f64 = 250.0;
@@ -44,19 +44,6 @@ fn step(max: f64) -> f64 {
         10.0
     };
     nice * mag
-}
-
-fn key_label(k: Key) -> String {
-    let p = match k.pattern {
-        Pattern::Random => "random",
-        Pattern::Sequential => "sequential",
-        Pattern::Mixed => "mixed",
-    };
-    let d = match k.direction {
-        Direction::Read => "read",
-        Direction::Write => "write",
-    };
-    format!("{p} {d}")
 }
 
 /// Renders the chart; every value of every row is one `<rect class="bar">`.
@@ -179,7 +166,7 @@ pub fn svg(report: &Report) -> String {
                     r#"<text class="group" x="{:.1}" y="{:.1}">{}</text>"#,
                     LEFT + g as f64 * group_w + group_w / 2.0,
                     base + 18.0,
-                    esc(&key_label(*key))
+                    esc(&key.label())
                 );
             }
             let _ = writeln!(

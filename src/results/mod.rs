@@ -56,11 +56,30 @@ pub enum Pattern {
     Mixed,
 }
 
+impl Pattern {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Random => "random",
+            Pattern::Sequential => "sequential",
+            Pattern::Mixed => "mixed",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Read,
     Write,
+}
+
+impl Direction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
 }
 
 /// One measured quantity: `random read IOPS`, `sequential write bandwidth`, ...
@@ -77,18 +96,16 @@ impl Key {
     }
 }
 
+impl Key {
+    /// "random read": the measurement without the metric.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.pattern.name(), self.direction.name())
+    }
+}
+
 impl std::fmt::Display for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let p = match self.pattern {
-            Pattern::Random => "random",
-            Pattern::Sequential => "sequential",
-            Pattern::Mixed => "mixed",
-        };
-        let d = match self.direction {
-            Direction::Read => "read",
-            Direction::Write => "write",
-        };
-        write!(f, "{p} {d} {}", self.metric.name())
+        write!(f, "{} {}", self.label(), self.metric.name())
     }
 }
 

@@ -46,21 +46,13 @@ pub fn readable(metric: Metric, v: f64) -> String {
     }
 }
 
-fn pattern_name(p: Pattern) -> &'static str {
-    match p {
-        Pattern::Random => "random",
-        Pattern::Sequential => "sequential",
-        Pattern::Mixed => "mixed",
-    }
-}
-
 fn header(metric: Metric, pattern: Pattern) -> String {
     let m = match metric {
         Metric::Iops => "IOPS",
         Metric::Bandwidth => "bandwidth",
         Metric::Latency => "latency",
     };
-    format!("{m} {} (read / write)", pattern_name(pattern))
+    format!("{m} {} (read / write)", pattern.name())
 }
 
 fn pair(metric: Metric, pattern: Pattern, cell: impl Fn(Key) -> Option<String>) -> String {
@@ -202,11 +194,8 @@ pub fn csv(report: &Report) -> String {
                         Metric::Bandwidth => "bandwidth",
                         Metric::Latency => "latency",
                     },
-                    pattern_name(k.pattern),
-                    match k.direction {
-                        Direction::Read => "read",
-                        Direction::Write => "write",
-                    },
+                    k.pattern.name(),
+                    k.direction.name(),
                     v,
                     csv_field(k.metric.unit()),
                     pct,
