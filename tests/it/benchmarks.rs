@@ -1,12 +1,9 @@
 //! The benchmark Jobs: every emitted fio job file through the real fio (`--parse-only`, then a
 //! one-second run), and the properties every Job must have whatever the tool.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Test, have, profile, read, read_tree, repo, validate_k8s, yaml_docs};
+use crate::common::{Test, have, profile, read, read_tree, repo, validate_k8s, yaml_docs};
 use lhc::quantity::Bytes;
 use serde_json::{Value, json};
 

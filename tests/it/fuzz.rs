@@ -1,11 +1,8 @@
 //! No input makes lhc panic: every truncation and thousands of byte mutations of the shipped
 //! profiles and golden cases go through the whole pipeline (in process, for speed), and a sample
 //! through the real binary, which must answer 0 or 1.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
-mod common;
-
-use common::{Test, read, repo};
+use crate::common::{Test, read, repo};
 use lhc::plan::Origin;
 use lhc::source::Source;
 

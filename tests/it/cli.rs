@@ -1,23 +1,20 @@
 //! The command line contract: commands, exit codes, the shipped schema, the committed `out/`,
 //! determinism, and all-or-nothing writes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
-mod common;
-
-use common::{Test, profile, read, read_tree, repo, yaml_docs};
+use crate::common::{Test, profile, read, read_tree, repo, yaml_docs};
 
 #[test]
 fn the_shipped_schema_is_what_lhc_schema_prints() {
     let out = Test::new().run_args(&["schema"]);
     out.code(0);
-    if common::bless() {
+    if crate::common::bless() {
         std::fs::write(repo().join("schemas/cluster.schema.json"), &out.stdout).unwrap();
     }
     let shipped = read(repo().join("schemas/cluster.schema.json"));
     assert!(
         shipped == out.stdout,
         "schemas/cluster.schema.json is stale: run `cargo run -- schema > schemas/cluster.schema.json`\n{}",
-        common::diff(&shipped, &out.stdout)
+        crate::common::diff(&shipped, &out.stdout)
     );
     let schema: serde_json::Value = serde_json::from_str(&shipped).unwrap();
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
@@ -59,7 +56,7 @@ fn committed_out_is_what_build_writes() {
     args.extend(profiles.iter().cloned());
     t.run_args(&args).code(0);
     let fresh = t.tree("out");
-    if common::bless() {
+    if crate::common::bless() {
         let _ = std::fs::remove_dir_all(repo().join("out"));
         for (rel, text) in &fresh {
             let p = repo().join("out").join(rel);

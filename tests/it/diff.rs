@@ -1,11 +1,8 @@
 //! `lhc diff` and `lhc build --check`: golden outputs for each kind of file change and each
-//! semantic warning, with exit codes. `LHC_BLESS=1 cargo test --test diff` rewrites the goldens
+//! semantic warning, with exit codes. `LHC_BLESS=1 cargo test diff::` rewrites the goldens
 //! in `tests/diffs/`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::{Output, Test, assert_golden, profile, repo};
+use crate::common::{Output, Test, assert_golden, profile, repo};
 
 /// Builds `before` as `c.toml`, applies an optional hand edit to the output, replaces the input
 /// with `after`, and runs `lhc <args>`.
@@ -215,7 +212,7 @@ fn build_check_prints_the_diff_and_exits_1_when_stale() {
 
 #[test]
 fn colour_on_a_terminal_unless_no_color() {
-    assert!(common::have("script"), "script (util-linux) gives the test a terminal");
+    assert!(crate::common::have("script"), "script (util-linux) gives the test a terminal");
     let t = Test::new().file("c.toml", &hcloud());
     t.run_args(&["build", "c.toml"]).code(0);
     std::fs::write(t.path().join("c.toml"), hcloud().replace("replicas = 2", "replicas = 3"))

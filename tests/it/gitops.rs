@@ -1,14 +1,11 @@
 //! GitOps: the Argo CD plugin, its sidecar and Application, the Flux and Argo CD objects `build`
 //! writes, all validated against their schemas; the plugin's generate command run the way Argo CD
 //! runs it; every kustomization built by kubectl; nothing Flux's substitution would rewrite.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::{Test, have, profile, read, read_tree, repo, validate_k8s, yaml_docs};
+use crate::common::{Test, have, profile, read, read_tree, repo, validate_k8s, yaml_docs};
 use serde_json::{Value, json};
 
 fn schema_check(doc: &Value, schema: &str) -> Result<(), Vec<String>> {

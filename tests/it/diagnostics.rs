@@ -1,11 +1,8 @@
 //! One pinned example per diagnostic code: `tests/diagnostics/<code>.toml` (or a folder
 //! `<code>/` of several files), checked with `lhc check`, and the full rendered message in
-//! `<code>.stderr`. `LHC_BLESS=1 cargo test --test diagnostics` rewrites the `.stderr` files.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+//! `<code>.stderr`. `LHC_BLESS=1 cargo test diagnostics::` rewrites the `.stderr` files.
 
-mod common;
-
-use common::{Test, assert_golden, read, repo};
+use crate::common::{Test, assert_golden, read, repo};
 
 fn cases() -> Vec<(String, Vec<(String, String)>)> {
     let dir = repo().join("tests/diagnostics");

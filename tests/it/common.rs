@@ -1,6 +1,5 @@
 //! The integration-test harness: a throwaway directory with files in it, the real `lhc` binary
 //! run there, and helpers to read what it wrote and check it with real tools and schemas.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,11 +1,8 @@
 //! Golden cases: `tests/cases/<name>/cluster.toml` is built with `lhc build cluster.toml -o out`
 //! and the whole output tree must equal `tests/cases/<name>/out/`; warnings must equal
-//! `stderr` (empty when absent). `LHC_BLESS=1 cargo test --test cases` rewrites the goldens.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+//! `stderr` (empty when absent). `LHC_BLESS=1 cargo test cases::` rewrites the goldens.
 
-mod common;
-
-use common::{Test, assert_golden, assert_tree, read, repo, validate_k8s, yaml_docs};
+use crate::common::{Test, assert_golden, assert_tree, read, repo, validate_k8s, yaml_docs};
 
 fn case_dirs() -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(repo().join("tests/cases"))

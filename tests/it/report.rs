@@ -1,11 +1,8 @@
 //! `lhc report`: golden output in every format and as SVG, real fio run with the job file and
 //! command lhc's fio Job uses, the way `kubectl logs --prefix` delivers it, and errors that name
 //! the file and line while the other inputs are still reported.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::{Output, Test, assert_golden, have, profile, read, repo, yaml_docs};
+use crate::common::{Output, Test, assert_golden, have, profile, read, repo, yaml_docs};
 use serde_json::Value;
 
 const INPUTS: &[&str] = &[

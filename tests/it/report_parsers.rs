@@ -4,7 +4,6 @@
 //!
 //! Expected numbers were read off the text by hand or computed from the JSON with Python,
 //! not produced by the parser; units are lhc's (IOPS, KiB/s, µs).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

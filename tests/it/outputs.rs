@@ -1,13 +1,10 @@
 //! What lhc writes, checked with the real tools and data: Kubernetes API schemas of every
 //! supported version, the Longhorn charts' own values files, YAML parsers, bash, shellcheck,
 //! and nodes.sh run against a stand-in kubectl that records its arguments.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Test, have, profile, read, repo, validate_k8s, yaml_docs};
+use crate::common::{Test, have, profile, read, repo, validate_k8s, yaml_docs};
 use lhc::knowledge::longhorn::{self, Render};
 use serde_json::{Value, json};
 
@@ -201,7 +198,7 @@ fn all_scripts() -> Vec<(String, String)> {
     }
     for case in std::fs::read_dir(repo().join("tests/cases")).unwrap() {
         let dir = case.unwrap().path();
-        let tree = common::read_tree(&dir.join("out"));
+        let tree = crate::common::read_tree(&dir.join("out"));
         for (path, text) in tree {
             if path.ends_with("nodes.sh") {
                 scripts.push((format!("{}/{path}", dir.display()), text));

@@ -1,0 +1,17 @@
+//! The integration tests, one binary so the suite links once: each module runs the real `lhc`
+//! binary (through [`common::Test`]) or the library, and checks what it produced with real tools.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+
+#[allow(dead_code)]
+mod common;
+
+mod benchmarks;
+mod cases;
+mod cli;
+mod diagnostics;
+mod diff;
+mod fuzz;
+mod gitops;
+mod outputs;
+mod report;
+mod report_parsers;
