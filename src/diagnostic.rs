@@ -1,6 +1,8 @@
 //! Diagnostics: what lhc says about an input, with the code that names the rule, where in the
 //! file it applies and, when a fix is known, what to do. Positions live here; the [`Message`]
-//! enum only says what is wrong.
+//! enum only says what is wrong. [`render`] prints them, for people or for machines.
+
+pub mod render;
 
 use crate::source::Span;
 
@@ -9,6 +11,18 @@ use crate::source::Span;
 pub enum Severity {
     Error,
     Warning,
+    /// Something the reader should know, not a problem.
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
 }
 
 /// A secondary place in the same file that explains the diagnostic ("first defined here").
@@ -52,6 +66,10 @@ impl Diagnostic {
             help: None,
             note: None,
         }
+    }
+
+    pub fn note(message: Message, span: impl Into<Option<Span>>) -> Self {
+        Diagnostic { severity: Severity::Note, ..Diagnostic::error(message, span) }
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
@@ -224,6 +242,44 @@ pub enum Message {
     #[error("there is no class to benchmark")]
     NoBenchmarkClasses,
 
+    // --- diff: what a change means ----------------------------------------------------------
+    #[error("{path} was edited by hand since lhc wrote it{}", if *removal { ", and lhc would remove it" } else { "" })]
+    EditedByHand { path: String, removal: bool },
+    #[error("{path} exists, and lhc did not write it")]
+    ForeignFile { path: String },
+    #[error("{path} is not a file lhc can replace (a directory, or unreadable)")]
+    NotAFile { path: String },
+    #[error("StorageClass `{name}` is no longer generated")]
+    StorageclassRemoved { name: String },
+    #[error("StorageClass `{name}` changes {changes}")]
+    StorageclassImmutable { name: String, changes: String },
+    #[error("the Longhorn chart goes down from {from} to {to}")]
+    ChartDowngrade { from: String, to: String },
+    #[error("the chart's `longhorn` StorageClass changes: {changes}")]
+    DefaultClassRecreated { changes: String },
+    #[error("{annotation} changes on {} existing node{} ({}): {what}", nodes.len(), if nodes.len() == 1 { "" } else { "s" }, nodes.join(", "))]
+    NodeAnnotationIgnored { annotation: String, nodes: Vec<String>, what: String },
+    #[error("pool `{pool}` goes away with {nodes} node{} that hold Longhorn replicas{tail}", if *nodes == 1 { "" } else { "s" })]
+    ReplicasOnRemovedNodes { pool: String, nodes: usize, tail: String },
+    #[error("disk {disk} goes away on {}", nodes.join(", "))]
+    ReplicasOnRemovedDisk { disk: String, nodes: Vec<String> },
+    #[error("{path} was written by an older lhc, without the facts of its build")]
+    OldManifest { path: String },
+
+    // --- running lhc -------------------------------------------------------------------------
+    #[error("cannot read {path}: {reason}")]
+    CannotRead { path: String, reason: String },
+    #[error("cannot write {path}: {reason}")]
+    CannotWrite { path: String, reason: String },
+    #[error("{0}")]
+    Usage(String),
+    #[error("the output tree is stale: run `lhc build` and commit the result")]
+    StaleOutput,
+    #[error("{file} has no manifests to render")]
+    NoManifests { file: String },
+    #[error("the cluster runs Kubernetes {theirs}, but {file} is written for {ours}")]
+    KubernetesMismatch { theirs: String, file: String, ours: String },
+
     // --- gitops ------------------------------------------------------------------------------------
     #[error("`{key}` does nothing with `mode = \"{mode}\"`")]
     UnusedGitopsKey { key: String, mode: &'static str },
@@ -240,136 +296,108 @@ fn replicas_tail(eligible: usize, known: bool) -> String {
     }
 }
 
-impl Message {
-    /// The stable, documented name of the rule.
-    pub fn code(&self) -> &'static str {
-        use Message::*;
-        match self {
-            Internal(_) => "internal",
-            Syntax(_) => "syntax",
-            UnknownKey { .. } => "unknown-key",
-            MissingKey { .. } => "missing-key",
-            WrongType { .. } => "wrong-type",
-            InvalidChoice { .. } => "invalid-choice",
-            InvalidFormat { .. } => "invalid-format",
-            OutOfRange { .. } => "out-of-range",
-            Duplicate { .. } => "duplicate",
-            UnsupportedVersion { .. } => "unsupported-version",
-            UnknownPatchVersion { .. } => "unknown-patch-version",
-            UnknownSetting { .. } => "unknown-setting",
-            MovedSetting { .. } => "moved-setting",
-            SettingNotInVersion { .. } => "setting-not-in-version",
-            RemovedSetting { .. } => "removed-setting",
-            DerivedSetting { .. } => "derived-setting",
-            IgnoredSetting { .. } => "ignored-setting",
-            SettingType { .. } => "setting-type",
-            SettingRange { .. } => "setting-range",
-            SettingChoice { .. } => "setting-choice",
-            SettingFormat { .. } => "setting-format",
-            SettingEngines { .. } => "setting-engines",
-            SettingConflict { .. } => "setting-conflict",
-            HcloudOnly { .. } => "hcloud-only",
-            UnknownServerType { .. } => "unknown-server-type",
-            DeprecatedServerType { .. } => "deprecated-server-type",
-            ServerTypeLocation { .. } => "server-type-location",
-            UnknownLocation { .. } => "unknown-location",
-            MissingDiskSize { .. } => "missing-disk-size",
-            DiskSize { .. } => "disk-size",
-            ReservedTooLarge { .. } => "reserved-too-large",
-            ReservedZero { .. } => "reserved-zero",
-            TooManyVolumes { .. } => "too-many-volumes",
-            SharedFilesystem { .. } => "shared-filesystem",
-            NestedDiskPath { .. } => "nested-disk-path",
-            ManagedLabel { .. } => "managed-label",
-            InvalidName { .. } => "invalid-name",
-            LonghornDisabled { .. } => "longhorn-disabled",
-            IgnoredLonghornKeys { .. } => "ignored-longhorn-keys",
-            TooManyReplicas { .. } => "too-many-replicas",
-            UnknownTag { .. } => "unknown-tag",
-            MultipleDefaults { .. } => "multiple-default-classes",
-            ReservedClassName => "reserved-class-name",
-            StrictLocalReplicas { .. } => "strict-local-replicas",
-            UnknownParameter { .. } => "unknown-parameter",
-            TypedParameter { .. } => "typed-parameter",
-            DriverParameter { .. } => "driver-parameter",
-            ParameterNotInVersion { .. } => "parameter-not-in-version",
-            ParameterValue { .. } => "parameter-value",
-            ParameterNeedsSetting { .. } => "parameter-needs-setting",
-            UnknownPool { .. } => "unknown-pool",
-            SmallBenchmarkSize { .. } => "small-benchmark-size",
-            BenchmarkCapacity { .. } => "benchmark-capacity",
-            BenchmarkPoolNoReplica { .. } => "benchmark-pool-no-replica",
-            BaselineWithoutKbench => "baseline-without-kbench",
-            UnpinnedImage { .. } => "unpinned-image",
-            NoBenchmarkClasses => "no-benchmark-classes",
-            UnusedGitopsKey { .. } => "unused-gitops-key",
-            OutputCollision { .. } => "output-collision",
+/// Defines [`Message::code`] and [`CODES`] from one table, so the list of codes cannot drift from
+/// the enum: the match is exhaustive, and `CODES` is the same table.
+macro_rules! codes {
+    ($($variant:ident => $code:literal,)*) => {
+        impl Message {
+            /// The stable, documented name of the rule.
+            pub fn code(&self) -> &'static str {
+                match self {
+                    $(Message::$variant { .. } => $code,)*
+                }
+            }
         }
-    }
+
+        /// Every diagnostic code, in the order of the [`Message`] enum. `internal` (a bug in
+        /// lhc) is among them; [`user_codes`] leaves it out.
+        pub const CODES: &[&str] = &[$($code,)*];
+    };
 }
 
-/// Every diagnostic code a user can meet, in the order of the [`Message`] enum (`internal`, a
-/// bug, excepted). The tests check that each one has a pinned example.
-pub const CODES: &[&str] = &[
-    "syntax",
-    "unknown-key",
-    "missing-key",
-    "wrong-type",
-    "invalid-choice",
-    "invalid-format",
-    "out-of-range",
-    "duplicate",
-    "unsupported-version",
-    "unknown-patch-version",
-    "unknown-setting",
-    "moved-setting",
-    "setting-not-in-version",
-    "removed-setting",
-    "derived-setting",
-    "ignored-setting",
-    "setting-type",
-    "setting-range",
-    "setting-choice",
-    "setting-format",
-    "setting-engines",
-    "setting-conflict",
-    "hcloud-only",
-    "unknown-server-type",
-    "deprecated-server-type",
-    "server-type-location",
-    "unknown-location",
-    "missing-disk-size",
-    "disk-size",
-    "reserved-too-large",
-    "reserved-zero",
-    "too-many-volumes",
-    "shared-filesystem",
-    "nested-disk-path",
-    "managed-label",
-    "invalid-name",
-    "longhorn-disabled",
-    "ignored-longhorn-keys",
-    "too-many-replicas",
-    "unknown-tag",
-    "multiple-default-classes",
-    "reserved-class-name",
-    "strict-local-replicas",
-    "unknown-parameter",
-    "typed-parameter",
-    "driver-parameter",
-    "parameter-not-in-version",
-    "parameter-value",
-    "parameter-needs-setting",
-    "unknown-pool",
-    "small-benchmark-size",
-    "benchmark-capacity",
-    "benchmark-pool-no-replica",
-    "baseline-without-kbench",
-    "unpinned-image",
-    "no-benchmark-classes",
-    "unused-gitops-key",
-    "output-collision",
-];
+codes! {
+    Internal => "internal",
+    Syntax => "syntax",
+    UnknownKey => "unknown-key",
+    MissingKey => "missing-key",
+    WrongType => "wrong-type",
+    InvalidChoice => "invalid-choice",
+    InvalidFormat => "invalid-format",
+    OutOfRange => "out-of-range",
+    Duplicate => "duplicate",
+    UnsupportedVersion => "unsupported-version",
+    UnknownPatchVersion => "unknown-patch-version",
+    UnknownSetting => "unknown-setting",
+    MovedSetting => "moved-setting",
+    SettingNotInVersion => "setting-not-in-version",
+    RemovedSetting => "removed-setting",
+    DerivedSetting => "derived-setting",
+    IgnoredSetting => "ignored-setting",
+    SettingType => "setting-type",
+    SettingRange => "setting-range",
+    SettingChoice => "setting-choice",
+    SettingFormat => "setting-format",
+    SettingEngines => "setting-engines",
+    SettingConflict => "setting-conflict",
+    HcloudOnly => "hcloud-only",
+    UnknownServerType => "unknown-server-type",
+    DeprecatedServerType => "deprecated-server-type",
+    ServerTypeLocation => "server-type-location",
+    UnknownLocation => "unknown-location",
+    MissingDiskSize => "missing-disk-size",
+    DiskSize => "disk-size",
+    ReservedTooLarge => "reserved-too-large",
+    ReservedZero => "reserved-zero",
+    TooManyVolumes => "too-many-volumes",
+    SharedFilesystem => "shared-filesystem",
+    NestedDiskPath => "nested-disk-path",
+    ManagedLabel => "managed-label",
+    InvalidName => "invalid-name",
+    LonghornDisabled => "longhorn-disabled",
+    IgnoredLonghornKeys => "ignored-longhorn-keys",
+    TooManyReplicas => "too-many-replicas",
+    UnknownTag => "unknown-tag",
+    MultipleDefaults => "multiple-default-classes",
+    ReservedClassName => "reserved-class-name",
+    StrictLocalReplicas => "strict-local-replicas",
+    UnknownParameter => "unknown-parameter",
+    TypedParameter => "typed-parameter",
+    DriverParameter => "driver-parameter",
+    ParameterNotInVersion => "parameter-not-in-version",
+    ParameterValue => "parameter-value",
+    ParameterNeedsSetting => "parameter-needs-setting",
+    UnknownPool => "unknown-pool",
+    SmallBenchmarkSize => "small-benchmark-size",
+    BenchmarkCapacity => "benchmark-capacity",
+    BenchmarkPoolNoReplica => "benchmark-pool-no-replica",
+    BaselineWithoutKbench => "baseline-without-kbench",
+    UnpinnedImage => "unpinned-image",
+    NoBenchmarkClasses => "no-benchmark-classes",
+    EditedByHand => "edited-by-hand",
+    ForeignFile => "not-written-by-lhc",
+    NotAFile => "not-a-file",
+    StorageclassRemoved => "storageclass-removed",
+    StorageclassImmutable => "storageclass-immutable",
+    ChartDowngrade => "chart-downgrade",
+    DefaultClassRecreated => "default-class-recreated",
+    NodeAnnotationIgnored => "node-annotation-ignored",
+    ReplicasOnRemovedNodes => "replicas-on-removed-nodes",
+    ReplicasOnRemovedDisk => "replicas-on-removed-disk",
+    OldManifest => "old-manifest",
+    CannotRead => "cannot-read",
+    CannotWrite => "cannot-write",
+    Usage => "usage",
+    StaleOutput => "stale-output",
+    NoManifests => "no-manifests",
+    KubernetesMismatch => "kubernetes-version-mismatch",
+    UnusedGitopsKey => "unused-gitops-key",
+    OutputCollision => "output-collision",
+}
+
+/// The codes a user can meet: every code but `internal`.
+pub fn user_codes() -> impl Iterator<Item = &'static str> {
+    CODES.iter().copied().filter(|c| *c != "internal")
+}
 
 /// Suggests the closest candidate to a misspelt name, if one is close enough to be a typo.
 pub fn did_you_mean<'a>(

@@ -1,23 +1,28 @@
 //! lhc, the Longhorn cluster compiler: one TOML file per cluster in; Longhorn Helm values, a
 //! node preparation script, StorageClasses and benchmark Jobs out.
 //!
-//! The pipeline, one module per stage:
+//! The pipeline, one module per stage; a stage imports only stages before it:
 //!
 //! 1. [`source`]: read the file; spans become line and column.
 //! 2. [`parse`]: TOML into a document, a JSON tree and an index of where every key was written.
 //! 3. [`schema`]: validate the tree against the JSON Schema generated from [`model`].
 //! 4. [`model`]: deserialize the typed input, every value with its span.
 //! 5. [`check`]: the semantic rules, using [`knowledge`] (Longhorn, Hetzner, Kubernetes data).
-//! 6. [`plan`]: every decision made: defaults, bytes, quoting, order.
-//! 7. [`render`]: templates format the plan into the output tree; YAML is parsed back.
-//! 8. [`emit`]: write the tree atomically, keeping `.lhc-manifest.json`.
+//! 6. [`plan`]: every decision made: which files exist and what each holds, defaults, bytes,
+//!    quoting, order, and the facts `diff` compares.
+//! 7. [`render`]: templates format the plan into the output tree.
+//! 8. [`emit`]: the build transaction: write the tree atomically, keeping `.lhc-manifest.json`.
+//! 9. [`diff`]: what a build would change, and what the change means.
 //!
-//! The library never prints: it returns diagnostics and files; `main.rs` reports them.
+//! Beside the pipeline: [`commands`] (one module per `lhc` command, returning what to print and
+//! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
+//! (benchmark logs for `lhc report`), and the foundations [`knowledge`], [`names`],
+//! [`quantity`], [`yaml`]. The library never prints; `main.rs` prints what a command returns.
 
 pub mod check;
+pub mod commands;
 pub mod diagnostic;
 pub mod diff;
-pub mod driver;
 pub mod emit;
 pub mod knowledge;
 pub mod model;
@@ -27,7 +32,6 @@ pub mod plan;
 pub mod profiles;
 pub mod quantity;
 pub mod render;
-pub mod report;
 pub mod results;
 pub mod schema;
 pub mod source;
@@ -51,11 +55,8 @@ pub struct Compiled {
 
 #[derive(Debug)]
 pub struct Output {
-    pub cluster: String,
-    /// The checked cluster file the output was compiled from.
-    pub file: model::ClusterFile,
     pub plan: Plan,
-    /// Every file under the output folder, keyed `<cluster>/<file>`.
+    /// Every file of the cluster's folder but the manifest, keyed `<cluster>/<file>`.
     pub tree: Tree,
 }
 
@@ -66,7 +67,11 @@ impl Compiled {
 }
 
 /// Reads, validates and checks a cluster file, without planning or rendering.
-pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Facts)>, Vec<Diagnostic>) {
+pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>, Vec<Diagnostic>) {
+    let knowledge = match knowledge::load() {
+        Ok(k) => k,
+        Err(e) => return (None, vec![Diagnostic::error(Message::Internal(e.to_string()), None)]),
+    };
     let parsed = match parse::parse(source) {
         Ok(p) => p,
         Err(diagnostics) => return (None, diagnostics),
@@ -84,8 +89,8 @@ pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Facts)>, Ve
             return (None, vec![d]);
         }
     };
-    let (facts, diagnostics) = check::check(&file);
-    (Some((file, facts)), diagnostics)
+    let (resolved, diagnostics) = check::check(&file, knowledge);
+    (Some((file, resolved)), diagnostics)
 }
 
 /// Checks a cluster file without rendering anything (`lhc check`).
@@ -95,23 +100,19 @@ pub fn check_only(source: &Source) -> Compiled {
     Compiled { diagnostics, cluster, output: None }
 }
 
-/// Compiles a cluster file into its output tree.
+/// Compiles a cluster file into its plan and output tree.
 pub fn compile(source: &Source, origin: Origin) -> Compiled {
     let (checked, mut diagnostics) = check(source);
-    let Some((file, facts)) = checked else {
+    let Some((file, resolved)) = checked else {
         return Compiled { diagnostics, cluster: None, output: None };
     };
     let cluster = Some((file.cluster.name.to_string(), file.cluster.name.span.clone()));
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Compiled { diagnostics, cluster, output: None };
     }
-    let plan = plan::plan(&file, &facts, origin);
+    let plan = plan::plan(&file, &resolved, origin);
     match render::tree(&plan) {
-        Ok(tree) => Compiled {
-            diagnostics,
-            cluster,
-            output: Some(Output { cluster: plan.cluster.clone(), file, plan, tree }),
-        },
+        Ok(tree) => Compiled { diagnostics, cluster, output: Some(Output { plan, tree }) },
         Err(e) => {
             diagnostics.push(Diagnostic::error(Message::Internal(e.to_string()), None));
             Compiled { diagnostics, cluster, output: None }

@@ -98,6 +98,17 @@ pub const SHAPES: &[Shape] = &[
 ];
 
 /// Explains a schema pattern in words.
+/// The sha256 of some bytes, in lower-case hex: for names that must stay short and distinct,
+/// and for the hashes of the manifest.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    Sha256::digest(bytes).iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
 pub fn explain_pattern(pattern: &str) -> Option<&'static str> {
     SHAPES.iter().find(|s| s.pattern == pattern).map(|s| s.expected)
 }

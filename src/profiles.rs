@@ -33,6 +33,14 @@ pub fn find(name: &str) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.name == name)
 }
 
+impl Profile {
+    /// The profile's own `[cluster] name`.
+    pub fn cluster_name(&self) -> Option<String> {
+        let doc: toml_edit::DocumentMut = self.text.parse().ok()?;
+        doc.get("cluster")?.get("name")?.as_str().map(str::to_string)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
     #[error("the profile has no `[cluster] name` to replace")]
@@ -79,5 +87,6 @@ mod tests {
         assert!(text.contains("name = \"staging\"           # DNS-1123 label"));
         assert!(text.contains("[[storage_class]]"));
         assert_eq!(text.lines().count(), p.text.lines().count());
+        assert_eq!(p.cluster_name().as_deref(), Some("prod-fsn1"));
     }
 }

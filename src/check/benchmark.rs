@@ -5,6 +5,7 @@ use super::scheduling::Scheduling;
 use super::{DiskFacts, Target, duplicates};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::bench;
+use crate::model::defaults;
 use crate::model::{ClusterFile, Tool};
 use crate::quantity::Bytes;
 
@@ -25,8 +26,6 @@ pub struct BenchFacts {
     pub images: Vec<(Tool, String)>,
 }
 
-pub const DEFAULT_NAMESPACE: &str = "storage-bench";
-pub const DEFAULT_SIZE: Bytes = Bytes::gib(25);
 /// Below this, page caches can hold the test file (kbench: at least 25x the bandwidth).
 const SMALL: Bytes = Bytes::gib(10);
 
@@ -44,7 +43,7 @@ pub(super) fn check(
             v.dedup();
             v
         }
-        None => vec![Tool::Kbench],
+        None => defaults::BENCH_TOOLS.to_vec(),
     };
     if let Some(classes) = &bench.classes {
         duplicates("benchmark class", classes.iter().map(|c| (c.as_str(), &c.span)), out);
@@ -79,9 +78,10 @@ pub(super) fn check(
         }
     }
 
-    let quick = bench.quick.as_ref().is_some_and(|q| q.value);
+    let quick = bench.quick();
+    let default_size = Bytes::parse(defaults::BENCH_SIZE).unwrap_or(Bytes::gib(25));
     let size = match &bench.size {
-        None => DEFAULT_SIZE,
+        None => default_size,
         Some(s) => match Bytes::parse(s) {
             Ok(b) if b.0 > 0 => {
                 if b < SMALL && !quick {
@@ -101,7 +101,7 @@ pub(super) fn check(
                     },
                     s.span.clone(),
                 ));
-                DEFAULT_SIZE
+                default_size
             }
         },
     };
@@ -119,7 +119,7 @@ pub(super) fn check(
         }
         images.push((
             *tool,
-            given.map_or_else(|| bench::info(*tool).image.clone(), |i| i.value.clone()),
+            given.map_or_else(|| target.k.bench.info(*tool).image.clone(), |i| i.value.clone()),
         ));
     }
 
@@ -133,7 +133,7 @@ pub(super) fn check(
         }
     }
 
-    let chart_class = target.chart.is_some();
+    let chart_class = target.release.is_some();
     let classes: Vec<String> = match &bench.classes {
         Some(c) => c.iter().map(|c| c.to_string()).collect(),
         None => chart_class
@@ -162,7 +162,7 @@ pub(super) fn check(
     );
 
     Some(BenchFacts {
-        namespace: bench.namespace.as_ref().map_or(DEFAULT_NAMESPACE.into(), |n| n.to_string()),
+        namespace: bench.namespace().to_string(),
         size,
         tools,
         classes,
@@ -188,11 +188,9 @@ fn check_classes(
     out: &mut Vec<Diagnostic>,
     bench: &crate::model::Spanned<crate::model::Benchmark>,
 ) {
-    if target.chart.is_none() {
-        return;
-    }
-    let scheduling = Scheduling::new(file);
-    let volume = tools.iter().map(|t| bench::volume_size(*t, size)).max().unwrap_or(size);
+    let Some(release) = target.release else { return };
+    let scheduling = Scheduling::new(file, release);
+    let volume = tools.iter().map(|t| target.k.bench.volume_size(*t, size)).max().unwrap_or(size);
     let none: Vec<String> = vec![];
     for class in classes {
         let (replicas, disk_tags, node_tags) = if class == "longhorn" {
@@ -200,12 +198,11 @@ fn check_classes(
                 .longhorn
                 .as_ref()
                 .and_then(|l| l.default_class.as_ref())
-                .and_then(|d| d.replicas.as_ref())
-                .map_or(3, |r| r.value);
+                .map_or(defaults::REPLICAS, |d| d.replicas());
             (replicas, none.clone(), none.clone())
         } else if let Some(c) = file.storage_classes.iter().find(|c| c.name.as_str() == class) {
             (
-                c.replicas.as_ref().map_or(3, |r| r.value),
+                c.replicas(),
                 c.disk_tags.iter().map(|t| t.to_string()).collect(),
                 c.node_tags.iter().map(|t| t.to_string()).collect(),
             )

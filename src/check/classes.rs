@@ -5,7 +5,7 @@ use super::scheduling::Scheduling;
 use super::{Target, bool_setting, duplicates, formats, list};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
-use crate::knowledge::longhorn::{self, Chart, Format, ParameterKind};
+use crate::knowledge::longhorn::{Format, Longhorn, ParameterKind, Release};
 use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag};
 use crate::source::Span;
 
@@ -23,6 +23,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         }
         return;
     }
+    let Some(release) = target.release else { return };
     let chart_class = chart_class_is_on(target);
     duplicates(
         "storage class",
@@ -30,7 +31,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         out,
     );
     check_defaults(file, chart_class, out);
-    let scheduling = Scheduling::new(file);
+    let scheduling = Scheduling::new(file, release);
     if chart_class {
         check_default_class_replicas(file, &scheduling, out);
     }
@@ -41,7 +42,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
                     .with_help("Longhorn's chart creates (and re-creates) a class named `longhorn`; choose another name, or configure it in `[longhorn.default_class]`"),
             );
         }
-        let replicas = class.replicas.as_ref().map_or(3, |r| r.value);
+        let replicas = class.replicas();
         if let Some(locality) = &class.data_locality {
             if locality.value == DataLocality::StrictLocal && replicas != 1 {
                 let span =
@@ -76,15 +77,13 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
             };
             scheduling.check_replicas(&ask, out);
         }
-        if let Some(chart) = target.chart {
-            check_parameters(file, class, chart, out);
-        }
+        check_parameters(file, &target.k.longhorn, class, release, out);
     }
 }
 
 /// The chart's own `longhorn` class exists whenever Longhorn is on.
 fn chart_class_is_on(target: &Target) -> bool {
-    target.chart.is_some()
+    target.release.is_some()
 }
 
 fn check_defaults(file: &ClusterFile, chart_class: bool, out: &mut Vec<Diagnostic>) {
@@ -92,7 +91,7 @@ fn check_defaults(file: &ClusterFile, chart_class: bool, out: &mut Vec<Diagnosti
     if chart_class {
         let longhorn = file.longhorn.as_ref();
         let dc = longhorn.and_then(|l| l.default_class.as_ref());
-        let is_default = dc.and_then(|d| d.default.as_ref()).is_none_or(|d| d.value);
+        let is_default = dc.is_none_or(|d| d.is_default());
         if is_default {
             let span = dc
                 .and_then(|d| d.default.as_ref().map(|x| x.span.clone()))
@@ -147,7 +146,7 @@ fn check_default_class_replicas(
     };
     let ask = Ask {
         class: "longhorn",
-        replicas: replicas.map_or(3, |r| r.value),
+        replicas: dc.map_or(crate::model::defaults::REPLICAS, |d| d.replicas()),
         disk_tags: &[],
         node_tags: &[],
         span,
@@ -245,11 +244,12 @@ impl Scheduling<'_> {
 
 fn check_parameters(
     file: &ClusterFile,
+    lh: &Longhorn,
     class: &StorageClass,
-    chart: &Chart,
+    chart: &Release,
     out: &mut Vec<Diagnostic>,
 ) {
-    let known = longhorn::parameters();
+    let known = lh.parameters();
     for (key, value) in &class.parameters {
         let k = key.as_str();
         if let Some(t) = known.typed.get(k).or_else(|| {
@@ -317,7 +317,9 @@ fn check_parameters(
             ));
             continue;
         }
-        if k == "dataEngine" && value.as_str() == "v2" && !bool_setting(file, "v2DataEngine", false)
+        if k == "dataEngine"
+            && value.as_str() == "v2"
+            && bool_setting(file, chart, "v2DataEngine") != Some(true)
         {
             out.push(
                 Diagnostic::error(

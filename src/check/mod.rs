@@ -1,5 +1,5 @@
 //! Semantic rules: a schema-valid [`ClusterFile`] in; every rule it breaks as a diagnostic, and
-//! the facts the rules had to work out (target versions, disk sizes, reserved bytes) for the
+//! what the rules had to work out (target versions, disk sizes, reserved bytes) for the
 //! planner, so nothing is computed twice. One file per subject:
 //! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, labels, server types, disks),
 //! `classes` (StorageClasses, tags, the replica rule, parameters), `settings`
@@ -10,28 +10,29 @@ mod classes;
 mod scheduling;
 
 pub use benchmark::BenchFacts;
-pub use scheduling::eligible_nodes;
+pub use scheduling::Scheduling;
 mod formats;
 mod gitops;
 mod pools;
 mod settings;
 mod versions;
 
-use crate::diagnostic::Diagnostic;
-use crate::knowledge::Minor;
-use crate::knowledge::longhorn::Chart;
+use crate::diagnostic::{Diagnostic, Message};
+use crate::knowledge::longhorn::Release;
+use crate::knowledge::{Knowledge, Minor};
 use crate::model::{ClusterFile, Provider, SettingValue};
 use crate::quantity::Bytes;
 
 /// What the rules resolved, for the planner.
 #[derive(Debug)]
-pub struct Facts {
+pub struct Resolved {
+    pub knowledge: &'static Knowledge,
     pub provider: Provider,
     pub kubernetes: Minor,
-    /// The Longhorn chart whose data the rules used; `None` when Longhorn is disabled.
-    pub chart: Option<&'static Chart>,
+    /// The Longhorn release whose data the rules used; `None` when Longhorn is disabled.
+    pub release: Option<&'static Release>,
     /// The chart version to install, as written (it may be a patch release lhc has no table
-    /// of, checked against `chart`).
+    /// of, checked against `release`).
     pub chart_version: Option<String>,
     /// Per pool, per disk: resolved size and reserved bytes.
     pub disks: Vec<Vec<DiskFacts>>,
@@ -46,38 +47,45 @@ pub struct DiskFacts {
 }
 
 /// Runs every rule. Diagnostics come back sorted by position.
-pub fn check(file: &ClusterFile) -> (Facts, Vec<Diagnostic>) {
+pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Vec<Diagnostic>) {
     let mut out = Vec::new();
-    let target = versions::check(file, &mut out);
+    let target = versions::check(file, knowledge, &mut out);
     versions::ignored_keys(file, &target, &mut out);
     let facts_disks = pools::check(file, &target, &mut out);
-    if let Some(chart) = target.chart {
-        settings::check(file, chart, &mut out);
+    if let Some(release) = target.release {
+        settings::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
     let bench = benchmark::check(file, &target, &facts_disks, &mut out);
     gitops::check(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
-    let facts = Facts {
+    let resolved = Resolved {
+        knowledge,
         provider: target.provider,
         kubernetes: target.kubernetes,
-        chart: target.chart,
+        release: target.release,
         chart_version: target.chart_version,
         disks: facts_disks,
         benchmark: bench,
     };
-    (facts, out)
+    (resolved, out)
 }
 
 /// The versions and provider the rules check against.
 #[derive(Debug)]
 pub(crate) struct Target {
+    pub k: &'static Knowledge,
     pub provider: Provider,
     pub kubernetes: Minor,
-    pub chart: Option<&'static Chart>,
+    pub release: Option<&'static Release>,
     pub chart_version: Option<String>,
     /// Whether the file has an enabled `[longhorn]` table.
     pub longhorn: bool,
+}
+
+/// A data file that does not load is a bug in lhc, reported as such.
+pub(crate) fn internal(e: &crate::knowledge::DataError) -> Diagnostic {
+    Diagnostic::error(Message::Internal(e.to_string()), None)
 }
 
 /// Why Longhorn is off, and how to turn it on.
@@ -90,25 +98,20 @@ pub(crate) fn why_no_longhorn(file: &ClusterFile) -> (&'static str, &'static str
     }
 }
 
-/// A boolean from `[longhorn.settings]`, or Longhorn's default.
-pub(crate) fn bool_setting(file: &ClusterFile, key: &str, default: bool) -> bool {
-    file.longhorn.as_ref().and_then(|l| l.settings.iter().find(|(k, _)| k.value == key)).map_or(
-        default,
-        |(_, v)| match v.value {
-            SettingValue::Bool(b) => b,
-            _ => default,
-        },
-    )
+/// A boolean setting: as written in `[longhorn.settings]`, else the release's default.
+pub(crate) fn bool_setting(file: &ClusterFile, release: &Release, key: &str) -> Option<bool> {
+    match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
+        Some(SettingValue::Bool(b)) => Some(*b),
+        _ => release.default_bool(key),
+    }
 }
 
-/// An integer from `[longhorn.settings]`, if set.
-pub(crate) fn int_setting(file: &ClusterFile, key: &str) -> Option<i64> {
-    file.longhorn.as_ref().and_then(|l| l.settings.iter().find(|(k, _)| k.value == key)).and_then(
-        |(_, v)| match v.value {
-            SettingValue::Integer(i) => Some(i),
-            _ => None,
-        },
-    )
+/// An integer setting: as written in `[longhorn.settings]`, else the release's default.
+pub(crate) fn int_setting(file: &ClusterFile, release: &Release, key: &str) -> Option<i64> {
+    match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
+        Some(SettingValue::Integer(i)) => Some(*i),
+        _ => release.default_int(key),
+    }
 }
 
 /// Reports a name that appears twice, pointing at both places.
@@ -123,7 +126,7 @@ pub(crate) fn duplicates<'a>(
         if let Some(first) = seen.get(name) {
             out.push(
                 Diagnostic::error(
-                    crate::diagnostic::Message::Duplicate { what: what.into(), name: name.into() },
+                    Message::Duplicate { what: what.into(), name: name.into() },
                     span.clone(),
                 )
                 .with_label((*first).clone(), "first defined here"),

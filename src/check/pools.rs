@@ -35,7 +35,7 @@ fn check_location(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>
         );
         return;
     }
-    let known = &hcloud::catalogue().locations;
+    let known = &target.k.hcloud.locations;
     if !known.contains_key(location.as_str()) {
         let mut d = Diagnostic::error(
             Message::UnknownLocation { name: location.to_string() },
@@ -95,7 +95,7 @@ fn check_pool(
 
     let volumes: Vec<&Spanned<Disk>> =
         pool.disks.iter().filter(|d| d.kind.value == DiskKind::HcloudVolume).collect();
-    let limits = &hcloud::catalogue().volumes;
+    let limits = &target.k.hcloud.volumes;
     if volumes.len() > limits.max_per_server as usize && target.provider == Provider::Hcloud {
         let extra = volumes[limits.max_per_server as usize];
         out.push(
@@ -128,7 +128,7 @@ fn check_server_type(
         );
         return None;
     }
-    let catalogue = hcloud::catalogue();
+    let catalogue = &target.k.hcloud;
     let lower = name.to_ascii_lowercase();
     let Some(server) = catalogue.server_types.get(&lower) else {
         let mut d = Diagnostic::error(
@@ -345,17 +345,16 @@ fn check_disk(
     let written = disk.size.as_ref().map(|s| s.value.to_string());
     let size_ok = match size {
         Some(size) => {
-            check_size_limits(disk, size, written.as_deref(), server, hcloud, size_span, out)
+            let volumes = hcloud.then_some(&target.k.hcloud.volumes);
+            check_size_limits(disk, size, written.as_deref(), server, volumes, size_span, out)
         }
         None => false,
     };
 
-    let reserved = disk.reserved.as_ref().and_then(|r| Reserved::parse(r).ok()).unwrap_or(
-        match disk.kind.value {
-            DiskKind::HcloudVolume => Reserved::Percent { numerator: 10, scale: 0 },
-            _ => Reserved::Percent { numerator: 25, scale: 0 },
-        },
-    );
+    let default_reserved =
+        Reserved::Percent { numerator: u128::from(disk.kind.default_reserved_percent()), scale: 0 };
+    let reserved =
+        disk.reserved.as_ref().and_then(|r| Reserved::parse(r).ok()).unwrap_or(default_reserved);
     let reserved_bytes = size.map_or(Bytes(0), |s| reserved.of(s));
     let reserved_span = disk.reserved.as_ref().map_or(disk.name.span.clone(), |r| r.span.clone());
     if let Some(size) = size.filter(|_| size_ok) {
@@ -374,8 +373,8 @@ fn check_disk(
         }
     }
     if reserved.is_zero() {
-        if let Some(chart) = target.chart.filter(|c| c.zero_reserved_means_default()) {
-            let percent = int_setting(file, "storageReservedPercentageForDefaultDisk");
+        if let Some(chart) = target.release.filter(|c| c.behaviour.zero_reserved_is_percentage) {
+            let percent = int_setting(file, chart, "storageReservedPercentageForDefaultDisk");
             if percent != Some(0) {
                 out.push(
                     Diagnostic::warning(
@@ -384,7 +383,7 @@ fn check_disk(
                     )
                     .with_help(format!(
                         "from chart 1.8 Longhorn reads 0 as `storageReservedPercentageForDefaultDisk` ({}%); set that setting to 0 in `[longhorn.settings]` if you mean no reserve",
-                        percent.unwrap_or(30)
+                        percent.map_or_else(|| "its default".to_string(), |p| p.to_string())
                     )),
                 );
             }
@@ -399,7 +398,7 @@ fn check_size_limits(
     size: Bytes,
     written: Option<&str>,
     server: Option<&hcloud::ServerType>,
-    hcloud: bool,
+    hcloud: Option<&hcloud::Volumes>,
     span: crate::source::Span,
     out: &mut Vec<Diagnostic>,
 ) -> bool {
@@ -416,8 +415,8 @@ fn check_size_limits(
         return false;
     }
     match disk.kind.value {
-        DiskKind::HcloudVolume if hcloud => {
-            let v = &hcloud::catalogue().volumes;
+        DiskKind::HcloudVolume if hcloud.is_some() => {
+            let Some(v) = hcloud else { return true };
             let bound = if size < v.min() {
                 Some(format!("below the Hetzner Volume minimum of {}", v.min()))
             } else if size > v.max() {

@@ -5,10 +5,12 @@
 use std::collections::BTreeSet;
 
 use super::{DiskFacts, bool_setting, int_setting};
+use crate::knowledge::longhorn::Release;
 use crate::model::{ClusterFile, Disk, Pool, Spanned, Tag};
 use crate::quantity::Bytes;
 
-pub(crate) struct Scheduling<'a> {
+/// Where Longhorn can put replicas, for one checked cluster file and its release.
+pub struct Scheduling<'a> {
     pub file: &'a ClusterFile,
     pub disk_tags: BTreeSet<String>,
     pub node_tags: BTreeSet<String>,
@@ -29,7 +31,7 @@ fn covers<T: AsRef<str>>(have: &[Spanned<Tag>], want: &[T], allow_empty: bool) -
 }
 
 impl<'a> Scheduling<'a> {
-    pub fn new(file: &'a ClusterFile) -> Self {
+    pub fn new(file: &'a ClusterFile, release: &Release) -> Self {
         let disk_tags = file
             .pools
             .iter()
@@ -42,10 +44,14 @@ impl<'a> Scheduling<'a> {
             disk_tags,
             node_tags,
             exhaustive: file.pools.iter().any(|p| !p.disks.is_empty()),
-            soft_anti_affinity: bool_setting(file, "replicaSoftAntiAffinity", false),
-            allow_empty_node_selector: bool_setting(file, "allowEmptyNodeSelectorVolume", true),
-            allow_empty_disk_selector: bool_setting(file, "allowEmptyDiskSelectorVolume", true),
-            over_provisioning: int_setting(file, "storageOverProvisioningPercentage")
+            // Settings a release does not have do not restrict scheduling there.
+            soft_anti_affinity: bool_setting(file, release, "replicaSoftAntiAffinity")
+                .unwrap_or(false),
+            allow_empty_node_selector: bool_setting(file, release, "allowEmptyNodeSelectorVolume")
+                .unwrap_or(true),
+            allow_empty_disk_selector: bool_setting(file, release, "allowEmptyDiskSelectorVolume")
+                .unwrap_or(true),
+            over_provisioning: int_setting(file, release, "storageOverProvisioningPercentage")
                 .and_then(|p| u64::try_from(p).ok())
                 .unwrap_or(100),
         }
@@ -56,8 +62,7 @@ impl<'a> Scheduling<'a> {
     }
 
     pub fn disk_matches<T: AsRef<str>>(&self, disk: &Disk, disk_tags: &[T]) -> bool {
-        disk.allow_scheduling.as_ref().is_none_or(|a| a.value)
-            && covers(&disk.tags, disk_tags, self.allow_empty_disk_selector)
+        disk.allow_scheduling() && covers(&disk.tags, disk_tags, self.allow_empty_disk_selector)
     }
 
     /// Nodes that can hold a replica of a class with these tags.
@@ -107,9 +112,4 @@ impl<'a> Scheduling<'a> {
             .map(|(p, _)| p.nodes.len())
             .sum()
     }
-}
-
-/// How many nodes of a checked file can hold a replica of a class with these tags.
-pub fn eligible_nodes(file: &ClusterFile, disk_tags: &[String], node_tags: &[String]) -> usize {
-    Scheduling::new(file).eligible_nodes(disk_tags, node_tags)
 }

@@ -2,21 +2,27 @@
 //! in that chart version, every value must have the setting's type, range, allowed values and
 //! format. Keys that moved get a hint saying where they went.
 
-use super::{bool_setting, formats, list};
+use super::{Target, bool_setting, formats, list};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
-use crate::knowledge::longhorn::{self, Chart, Setting, SettingType};
+use crate::knowledge::longhorn::{Longhorn, Release, Setting, SettingType};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
 
-pub(super) fn check(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    file: &ClusterFile,
+    target: &Target,
+    chart: &Release,
+    out: &mut Vec<Diagnostic>,
+) {
+    let lh = &target.k.longhorn;
     let Some(longhorn) = &file.longhorn else { return };
     let before = out.len();
     for (key, value) in &longhorn.settings {
-        check_one(chart, key, value, out);
+        check_one(lh, chart, key, value, out);
     }
     check_conflicts(file, chart, out);
     check_backup(file, chart, out);
-    if chart.all_or_nothing_settings() {
+    if chart.behaviour.all_or_nothing_settings {
         let note = format!(
             "Longhorn {} discards every customized setting when one entry is invalid",
             chart.version
@@ -28,12 +34,13 @@ pub(super) fn check(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>
 }
 
 fn check_one(
-    chart: &Chart,
+    lh: &Longhorn,
+    chart: &Release,
     key: &Spanned<String>,
     value: &Spanned<SettingValue>,
     out: &mut Vec<Diagnostic>,
 ) {
-    let history = longhorn::history();
+    let history = lh.history();
     if let Some(owned) = history.owned.get(key.as_str()) {
         out.push(
             Diagnostic::error(Message::DerivedSetting { key: key.value.clone() }, key.span.clone())
@@ -41,8 +48,8 @@ fn check_one(
         );
         return;
     }
-    let Some(setting) = chart.settings().get(key.as_str()) else {
-        out.push(unknown(chart, key));
+    let Some(setting) = chart.settings.get(key.as_str()) else {
+        out.push(unknown(lh, chart, key));
         return;
     };
     if !setting.known_to_manager {
@@ -93,7 +100,7 @@ fn check_one(
                 );
             }
             for scalar in engines.values() {
-                if let Some(d) = check_scalar(key, setting, scalar, value, true) {
+                if let Some(d) = check_scalar(lh, key, setting, scalar, value, true) {
                     out.push(d);
                     break;
                 }
@@ -107,7 +114,7 @@ fn check_one(
                 SettingValue::String(s) => SettingScalar::String(s.clone()),
                 SettingValue::PerEngine(_) => return,
             };
-            if let Some(d) = check_scalar(key, setting, &scalar, value, false) {
+            if let Some(d) = check_scalar(lh, key, setting, &scalar, value, false) {
                 out.push(d);
             }
         }
@@ -127,9 +134,9 @@ fn engine_table(setting: &Setting) -> String {
     format!("{{ {} }}", items.join(", "))
 }
 
-fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
+fn unknown(lh: &Longhorn, chart: &Release, key: &Spanned<String>) -> Diagnostic {
     let k = key.as_str();
-    if let Some(moved) = longhorn::history().moved.get(k) {
+    if let Some(moved) = lh.history().moved.get(k) {
         let since = Minor::parse(&moved.since).unwrap_or(Minor(1, 0));
         if chart.minor >= since && moved.chart.is_empty() {
             return Diagnostic::error(
@@ -150,7 +157,10 @@ fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
             .with_help(format!("write it as {} ({})", moved.lhc, moved.note));
         }
     }
-    let elsewhere = longhorn::versions_with(k);
+    let elsewhere = match lh.releases_with_setting(k) {
+        Ok(r) => r,
+        Err(e) => return super::internal(&e),
+    };
     if let (Some(first), Some(last)) = (elsewhere.first(), elsewhere.last()) {
         let available = if first.version == last.version {
             format!("chart {}", first.version)
@@ -176,13 +186,14 @@ fn unknown(chart: &Chart, key: &Spanned<String>) -> Diagnostic {
         Message::UnknownSetting { key: key.value.clone(), version: chart.version.clone() },
         key.span.clone(),
     );
-    if let Some(m) = did_you_mean(k, chart.settings().keys().map(String::as_str)) {
+    if let Some(m) = did_you_mean(k, chart.settings.keys().map(String::as_str)) {
         d.help = Some(format!("did you mean `{m}`?"));
     }
     d
 }
 
 fn check_scalar(
+    lh: &Longhorn,
     key: &Spanned<String>,
     setting: &Setting,
     scalar: &SettingScalar,
@@ -295,7 +306,7 @@ fn check_scalar(
         }
     }
     if let (Some(format), SettingScalar::String(s)) =
-        (longhorn::history().format.get(key.as_str()), scalar)
+        (lh.history().format.get(key.as_str()), scalar)
     {
         if let Err(expected) = formats::check(*format, s) {
             return Some(
@@ -337,12 +348,12 @@ fn describe(scalar: &SettingScalar) -> String {
 }
 
 /// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
-fn check_conflicts(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+fn check_conflicts(file: &ClusterFile, chart: &Release, out: &mut Vec<Diagnostic>) {
     let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
-    if !(chart.settings().contains_key(a) && chart.settings().contains_key(b)) {
+    if !(chart.settings.contains_key(a) && chart.settings.contains_key(b)) {
         return;
     }
-    if bool_setting(file, a, true) && bool_setting(file, b, false) {
+    if bool_setting(file, chart, a) == Some(true) && bool_setting(file, chart, b) == Some(true) {
         let Some(longhorn) = &file.longhorn else { return };
         let span =
             longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
@@ -356,10 +367,10 @@ fn check_conflicts(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>)
 }
 
 /// `[longhorn.backup]` and the old `backupTarget*` settings are two ways to say one thing.
-fn check_backup(file: &ClusterFile, chart: &Chart, out: &mut Vec<Diagnostic>) {
+fn check_backup(file: &ClusterFile, chart: &Release, out: &mut Vec<Diagnostic>) {
     let Some(longhorn) = &file.longhorn else { return };
     let Some(backup) = &longhorn.backup else { return };
-    if chart.has_default_backup_store() {
+    if chart.behaviour.default_backup_store {
         return;
     }
     for key in longhorn.settings.keys() {

@@ -2,7 +2,7 @@
 
 use super::Target;
 use crate::diagnostic::{Diagnostic, Message};
-use crate::knowledge::{Minor, kubernetes, longhorn};
+use crate::knowledge::{Knowledge, Minor, kubernetes};
 use crate::model::ClusterFile;
 
 /// Keys of a disabled `[longhorn]` table do nothing; say so rather than drop them silently.
@@ -34,8 +34,12 @@ pub(super) fn ignored_keys(file: &ClusterFile, target: &Target, out: &mut Vec<Di
     }
 }
 
-pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) -> Target {
-    let provider = file.cluster.provider.as_ref().map(|p| p.value).unwrap_or_default();
+pub(super) fn check(
+    file: &ClusterFile,
+    k: &'static Knowledge,
+    out: &mut Vec<Diagnostic>,
+) -> Target {
+    let provider = file.cluster.provider();
 
     let kubernetes = match &file.cluster.kubernetes {
         None => kubernetes::NEWEST,
@@ -59,55 +63,60 @@ pub(super) fn check(file: &ClusterFile, out: &mut Vec<Diagnostic>) -> Target {
     };
 
     let table = file.longhorn.as_ref();
-    let enabled = table.is_some_and(|l| l.enabled.as_ref().is_none_or(|e| e.value));
-    let chart = if !enabled {
-        None
-    } else {
-        match table.and_then(|l| l.version.as_ref()) {
-            None => longhorn::newest(),
-            Some(v) => match longhorn::chart(&v.value) {
-                Some(c) => Some(c),
-                None => match longhorn::same_minor(&v.value) {
-                    Some(c) => {
-                        out.push(
-                            Diagnostic::warning(
-                                Message::UnknownPatchVersion {
-                                    version: v.to_string(),
-                                    used: c.version.clone(),
-                                },
-                                v.span.clone(),
-                            )
-                            .with_help(format!(
-                                "lhc checks settings against its table of chart {}; patch releases rarely change settings, but check the release notes",
-                                c.version
-                            )),
-                        );
-                        Some(c)
-                    }
-                    None => {
-                        let known: Vec<&str> =
-                            longhorn::charts().iter().map(|c| c.version.as_str()).collect();
-                        out.push(
-                            Diagnostic::error(
-                                Message::UnsupportedVersion {
-                                    what: "Longhorn chart",
-                                    version: v.to_string(),
-                                },
-                                v.span.clone(),
-                            )
-                            .with_help(format!("supported charts: {}", known.join(", "))),
-                        );
-                        longhorn::newest()
-                    }
-                },
+    let enabled = table.is_some_and(|l| l.enabled());
+    let longhorn = &k.longhorn;
+    let written = table.and_then(|l| l.version.as_ref());
+    let entry = match (enabled, written) {
+        (false, _) => None,
+        (true, None) => Some(longhorn.newest()),
+        (true, Some(v)) => match longhorn.entry(&v.value) {
+            Some(e) => Some(e),
+            None => match longhorn.same_minor(&v.value) {
+                Some(e) => {
+                    out.push(
+                        Diagnostic::warning(
+                            Message::UnknownPatchVersion {
+                                version: v.to_string(),
+                                used: e.version.clone(),
+                            },
+                            v.span.clone(),
+                        )
+                        .with_help(format!(
+                            "lhc checks settings against its table of chart {}; patch releases rarely change settings, but check the release notes",
+                            e.version
+                        )),
+                    );
+                    Some(e)
+                }
+                None => {
+                    let known: Vec<&str> =
+                        longhorn.releases().iter().map(|c| c.version.as_str()).collect();
+                    out.push(
+                        Diagnostic::error(
+                            Message::UnsupportedVersion {
+                                what: "Longhorn chart",
+                                version: v.to_string(),
+                            },
+                            v.span.clone(),
+                        )
+                        .with_help(format!("supported charts: {}", known.join(", "))),
+                    );
+                    Some(longhorn.newest())
+                }
             },
-        }
+        },
     };
-    let chart_version = chart.map(|c| {
-        table
-            .and_then(|l| l.version.as_ref())
-            .filter(|v| longhorn::same_minor(&v.value).is_some())
-            .map_or_else(|| c.version.clone(), |v| v.to_string())
+    let release = entry.and_then(|e| match e.release() {
+        Ok(r) => Some(r),
+        Err(err) => {
+            out.push(super::internal(&err));
+            None
+        }
     });
-    Target { provider, kubernetes, chart, chart_version, longhorn: enabled }
+    let chart_version = release.map(|r| {
+        written
+            .filter(|v| longhorn.same_minor(&v.value).is_some())
+            .map_or_else(|| r.version.clone(), |v| v.to_string())
+    });
+    Target { k, provider, kubernetes, release, chart_version, longhorn: enabled }
 }

@@ -1,9 +1,7 @@
 //! Hetzner Cloud's server types, locations and volume limits (`data/hcloud/catalogue.toml`).
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 use crate::quantity::Bytes;
 
@@ -53,20 +51,18 @@ impl Volumes {
     }
 }
 
-const CATALOGUE: &str = include_str!("../../data/hcloud/catalogue.toml");
+pub const PATH: &str = "data/hcloud/catalogue.toml";
 
-pub fn catalogue() -> &'static Catalogue {
-    static CELL: OnceLock<Catalogue> = OnceLock::new();
-    CELL.get_or_init(|| match toml_edit::de::from_str(CATALOGUE) {
-        Ok(c) => c,
-        // The file is embedded and covered by the tests; an empty catalogue is the safe fallback.
-        Err(_) => Catalogue {
-            captured: String::new(),
-            volumes: Volumes { min_gib: 10, max_gib: 10240, max_per_server: 16 },
-            locations: BTreeMap::new(),
-            server_types: BTreeMap::new(),
-        },
-    })
+impl Catalogue {
+    pub(super) fn load(text: &str) -> Result<Catalogue, super::DataError> {
+        let c: Catalogue = super::toml(PATH, text)?;
+        for (name, t) in &c.server_types {
+            if let Some(l) = t.locations.iter().find(|l| !c.locations.contains_key(*l)) {
+                return Err(super::DataError::new(PATH, format!("{name}: unknown location {l}")));
+            }
+        }
+        Ok(c)
+    }
 }
 
 #[cfg(test)]
@@ -75,8 +71,7 @@ mod tests {
 
     #[test]
     fn catalogue_parses_and_knows_the_guide_s_server() {
-        toml_edit::de::from_str::<Catalogue>(CATALOGUE).unwrap();
-        let c = catalogue();
+        let c = &crate::knowledge::load().unwrap().hcloud;
         assert_eq!(c.server_types["ccx23"].disk(), Bytes::parse("160Gi").unwrap());
         assert_eq!(c.volumes.max_per_server, 16);
         assert_eq!(c.volumes.min(), Bytes::parse("10Gi").unwrap());

@@ -1,6 +1,7 @@
-//! Longhorn per chart version: which `defaultSettings` keys exist, their types, ranges and
-//! allowed values, how the chart's template pastes each one into the settings ConfigMap, which
-//! keys moved, and which StorageClass parameters the CSI driver reads.
+//! Longhorn per chart release: which `defaultSettings` keys exist, their types, ranges and
+//! allowed values and defaults, how the chart's template pastes each one into the settings
+//! ConfigMap, how the release behaves (see [`Behaviour`]), which keys moved, and which
+//! StorageClass parameters the CSI driver reads.
 //! Data: `data/longhorn/{charts.toml,settings.json,history.toml,storageclass-parameters.toml}`.
 
 use std::collections::BTreeMap;
@@ -8,44 +9,192 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::Minor;
+use super::{DataError, Minor};
 
-/// One Longhorn chart version lhc knows.
+pub const CHARTS_PATH: &str = "data/longhorn/charts.toml";
+pub const SETTINGS_PATH: &str = "data/longhorn/settings.json";
+pub const HISTORY_PATH: &str = "data/longhorn/history.toml";
+pub const PARAMETERS_PATH: &str = "data/longhorn/storageclass-parameters.toml";
+
+/// Everything lhc knows about Longhorn.
 #[derive(Debug)]
-pub struct Chart {
+pub struct Longhorn {
+    releases: Vec<Entry>,
+    history: History,
+    parameters: Parameters,
+}
+
+/// A release lhc knows; its tables are parsed on first use, since a build reads one release.
+#[derive(Debug)]
+pub struct Entry {
+    pub version: String,
+    pub minor: Minor,
+    raw: Box<serde_json::value::RawValue>,
+    behaviour: Behaviour,
+    kubernetes_min: Minor,
+    parsed: OnceLock<Result<Release, DataError>>,
+}
+
+/// One Longhorn chart release and its tables.
+#[derive(Debug)]
+pub struct Release {
     pub version: String,
     pub minor: Minor,
     pub kubernetes_min: Minor,
-    /// This version's part of settings.json, parsed on first use: a build reads one version.
-    raw: Box<serde_json::value::RawValue>,
-    settings: OnceLock<BTreeMap<String, Setting>>,
+    /// The `defaultSettings` keys of this release.
+    pub settings: BTreeMap<String, Setting>,
+    pub behaviour: Behaviour,
 }
 
-impl Chart {
-    /// The `defaultSettings` keys of this chart version.
-    pub fn settings(&self) -> &BTreeMap<String, Setting> {
-        self.settings.get_or_init(|| {
-            serde_json::from_str::<VersionSettings>(self.raw.get())
-                .map(|v| v.settings)
-                .unwrap_or_default()
-        })
+/// How a release behaves where lhc must act differently, from `charts.toml`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Behaviour {
+    /// The backup target is `defaultBackupStore.*`, not `defaultSettings.backupTarget*`.
+    pub default_backup_store: bool,
+    /// One invalid customized setting makes the manager discard every customized setting.
+    pub all_or_nothing_settings: bool,
+    /// `storageReserved: 0` in the disk annotation means "the default-disk percentage"
+    /// (longhorn/longhorn#11444).
+    pub zero_reserved_is_percentage: bool,
+}
+
+impl Longhorn {
+    pub(super) fn load(
+        file: &dyn Fn(&str) -> Result<&'static str, DataError>,
+    ) -> Result<Longhorn, DataError> {
+        #[derive(Deserialize)]
+        struct ChartsFile {
+            chart: Vec<ChartEntry>,
+        }
+        #[derive(Deserialize)]
+        struct ChartEntry {
+            version: String,
+            kubernetes_min: String,
+            #[serde(flatten)]
+            behaviour: Behaviour,
+        }
+        #[derive(Deserialize)]
+        struct SettingsFile {
+            versions: BTreeMap<String, Box<serde_json::value::RawValue>>,
+        }
+        let charts: ChartsFile = super::toml(CHARTS_PATH, file(CHARTS_PATH)?)?;
+        let mut settings: SettingsFile = super::json(SETTINGS_PATH, file(SETTINGS_PATH)?)?;
+        let history = super::toml(HISTORY_PATH, file(HISTORY_PATH)?)?;
+        let parameters = super::toml(PARAMETERS_PATH, file(PARAMETERS_PATH)?)?;
+        let mut releases = vec![];
+        for c in charts.chart {
+            let bad =
+                |what: &str| DataError::new(CHARTS_PATH, format!("{}: bad {what}", c.version));
+            let minor = Minor::parse(&c.version).ok_or_else(|| bad("version"))?;
+            let kubernetes_min =
+                Minor::parse(&c.kubernetes_min).ok_or_else(|| bad("kubernetes_min"))?;
+            let raw = settings.versions.remove(&c.version).ok_or_else(|| {
+                DataError::new(SETTINGS_PATH, format!("no settings for chart {}", c.version))
+            })?;
+            releases.push(Entry {
+                version: c.version,
+                minor,
+                raw,
+                behaviour: c.behaviour,
+                kubernetes_min,
+                parsed: OnceLock::new(),
+            });
+        }
+        if releases.is_empty() {
+            return Err(DataError::new(CHARTS_PATH, "no chart releases"));
+        }
+        releases.sort_by_key(|r| r.minor);
+        Ok(Longhorn { releases, history, parameters })
     }
 
-    /// `defaultBackupStore.*` replaced `defaultSettings.backupTarget*` in chart 1.8.
-    pub fn has_default_backup_store(&self) -> bool {
-        self.minor >= Minor(1, 8)
+    /// Every release lhc knows, oldest first (never empty).
+    pub fn releases(&self) -> &[Entry] {
+        &self.releases
     }
 
-    /// Whether the chart's settings template pastes values unquoted (charts 1.6-1.9), and one bad
-    /// entry makes the manager discard every customized setting.
-    pub fn all_or_nothing_settings(&self) -> bool {
-        self.minor <= Minor(1, 9)
+    /// The newest release: the default target.
+    pub fn newest(&self) -> &Entry {
+        // `load` refuses an empty list.
+        &self.releases[self.releases.len() - 1]
     }
 
-    /// From chart 1.8, `storageReserved: 0` in the disk annotation means "use
-    /// storageReservedPercentageForDefaultDisk" (longhorn/longhorn#11444).
-    pub fn zero_reserved_means_default(&self) -> bool {
-        self.minor >= Minor(1, 8)
+    /// The release of exactly this version.
+    pub fn entry(&self, version: &str) -> Option<&Entry> {
+        self.releases.iter().find(|r| r.version == version)
+    }
+
+    /// The release lhc knows for the same minor line (`1.9.1` → `1.9.2`).
+    pub fn same_minor(&self, version: &str) -> Option<&Entry> {
+        let minor = Minor::parse(version)?;
+        self.releases.iter().find(|r| r.minor == minor)
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn parameters(&self) -> &Parameters {
+        &self.parameters
+    }
+
+    /// The releases that have a `defaultSettings` key, oldest first.
+    pub fn releases_with_setting(&self, key: &str) -> Result<Vec<&Release>, DataError> {
+        let mut out = vec![];
+        for entry in &self.releases {
+            let release = entry.release()?;
+            if release.settings.contains_key(key) {
+                out.push(release);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Parses every release's tables (the tests; lhc itself parses only what it needs).
+    pub fn check_all(&self) -> Result<(), DataError> {
+        self.releases.iter().try_for_each(|e| e.release().map(|_| ()))
+    }
+}
+
+impl Entry {
+    /// The release's tables.
+    pub fn release(&self) -> Result<&Release, DataError> {
+        self.parsed
+            .get_or_init(|| {
+                #[derive(Deserialize)]
+                struct VersionSettings {
+                    settings: BTreeMap<String, Setting>,
+                }
+                let v: VersionSettings = serde_json::from_str(self.raw.get()).map_err(|e| {
+                    DataError::new(SETTINGS_PATH, format!("chart {}: {e}", self.version))
+                })?;
+                Ok(Release {
+                    version: self.version.clone(),
+                    minor: self.minor,
+                    kubernetes_min: self.kubernetes_min,
+                    settings: v.settings,
+                    behaviour: self.behaviour,
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl Release {
+    /// The manager's default of a setting, when this release defines the setting and a default.
+    pub fn default_of(&self, key: &str) -> Option<&str> {
+        self.settings.get(key)?.default.as_deref()
+    }
+
+    /// A boolean setting's default in this release.
+    pub fn default_bool(&self, key: &str) -> Option<bool> {
+        self.default_of(key)?.parse().ok()
+    }
+
+    /// An integer setting's default in this release.
+    pub fn default_int(&self, key: &str) -> Option<i64> {
+        self.default_of(key)?.parse().ok()
     }
 }
 
@@ -115,27 +264,6 @@ pub struct Setting {
 
 fn yes() -> bool {
     true
-}
-
-#[derive(Debug, Deserialize)]
-struct SettingsFile {
-    versions: BTreeMap<String, Box<serde_json::value::RawValue>>,
-}
-
-#[derive(Debug, Deserialize)]
-struct VersionSettings {
-    settings: BTreeMap<String, Setting>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ChartsFile {
-    chart: Vec<ChartEntry>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ChartEntry {
-    version: String,
-    kubernetes_min: String,
 }
 
 /// Curated facts: keys that moved, keys lhc owns, string formats.
@@ -220,120 +348,67 @@ pub enum ParameterKind {
     NodeSelectorList,
 }
 
-struct Knowledge {
-    charts: Vec<Chart>,
-    history: History,
-    parameters: Parameters,
-}
-
-const CHARTS: &str = include_str!("../../data/longhorn/charts.toml");
-const SETTINGS: &str = include_str!("../../data/longhorn/settings.json");
-const HISTORY: &str = include_str!("../../data/longhorn/history.toml");
-const PARAMETERS: &str = include_str!("../../data/longhorn/storageclass-parameters.toml");
-
-fn load() -> Result<Knowledge, String> {
-    let charts: ChartsFile = toml_edit::de::from_str(CHARTS).map_err(|e| e.to_string())?;
-    let mut settings: SettingsFile = serde_json::from_str(SETTINGS).map_err(|e| e.to_string())?;
-    let history: History = toml_edit::de::from_str(HISTORY).map_err(|e| e.to_string())?;
-    let parameters: Parameters = toml_edit::de::from_str(PARAMETERS).map_err(|e| e.to_string())?;
-    let mut out = vec![];
-    for entry in charts.chart {
-        let minor = Minor::parse(&entry.version).ok_or("bad chart version")?;
-        let kubernetes_min = Minor::parse(&entry.kubernetes_min).ok_or("bad kubernetes_min")?;
-        let raw = settings
-            .versions
-            .remove(&entry.version)
-            .ok_or_else(|| format!("no settings for chart {}", entry.version))?;
-        out.push(Chart {
-            version: entry.version,
-            minor,
-            kubernetes_min,
-            raw,
-            settings: OnceLock::new(),
-        });
-    }
-    out.sort_by_key(|c| c.minor);
-    Ok(Knowledge { charts: out, history, parameters })
-}
-
-fn knowledge() -> &'static Knowledge {
-    static CELL: OnceLock<Knowledge> = OnceLock::new();
-    CELL.get_or_init(|| {
-        // The data is embedded and loaded by the tests; an empty table is the safe fallback.
-        load().unwrap_or(Knowledge {
-            charts: vec![],
-            history: History::default(),
-            parameters: Parameters::default(),
-        })
-    })
-}
-
-/// Every chart lhc knows, oldest first.
-pub fn charts() -> &'static [Chart] {
-    &knowledge().charts
-}
-
-/// The newest chart lhc knows: the default target.
-pub fn newest() -> Option<&'static Chart> {
-    charts().last()
-}
-
-/// The chart of exactly this version.
-pub fn chart(version: &str) -> Option<&'static Chart> {
-    charts().iter().find(|c| c.version == version)
-}
-
-/// The chart lhc knows for the same minor line (`1.9.1` → `1.9.2`).
-pub fn same_minor(version: &str) -> Option<&'static Chart> {
-    let minor = Minor::parse(version)?;
-    charts().iter().find(|c| c.minor == minor)
-}
-
-pub fn history() -> &'static History {
-    &knowledge().history
-}
-
-pub fn parameters() -> &'static Parameters {
-    &knowledge().parameters
-}
-
-/// The chart versions a setting key exists in, as a readable range ("1.10.2 to 1.12.1").
-pub fn versions_with(key: &str) -> Vec<&'static Chart> {
-    charts().iter().filter(|c| c.settings().contains_key(key)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn longhorn() -> &'static Longhorn {
+        &crate::knowledge::load().unwrap().longhorn
+    }
+
+    fn release(v: &str) -> &'static Release {
+        longhorn().entry(v).unwrap().release().unwrap()
+    }
+
     #[test]
     fn data_files_load() {
-        let k = load().unwrap();
-        assert_eq!(k.charts.len(), 7);
-        assert_eq!(k.charts[0].version, "1.6.4");
-        assert!(k.history.moved.contains_key("backupTarget"));
-        assert!(k.parameters.param.contains_key("recurringJobSelector"));
-        assert!(k.parameters.driver.contains_key("share"));
+        let k = longhorn();
+        k.check_all().unwrap();
+        assert_eq!(k.releases().len(), 7);
+        assert_eq!(k.releases()[0].version, "1.6.4");
+        assert!(k.history().moved.contains_key("backupTarget"));
+        assert!(k.parameters().param.contains_key("recurringJobSelector"));
+        assert!(k.parameters().driver.contains_key("share"));
     }
 
     #[test]
     fn settings_reflect_known_moves() {
-        assert!(chart("1.7.3").unwrap().settings().contains_key("backupTarget"));
-        assert!(!chart("1.8.2").unwrap().settings().contains_key("backupTarget"));
-        let c = chart("1.12.1").unwrap();
+        assert!(release("1.7.3").settings.contains_key("backupTarget"));
+        assert!(!release("1.8.2").settings.contains_key("backupTarget"));
+        let c = release("1.12.1");
         assert_eq!(
-            c.settings()["defaultReplicaCount"].engines.as_deref(),
+            c.settings["defaultReplicaCount"].engines.as_deref(),
             Some(&["v1".to_string(), "v2".into()][..])
         );
-        assert_eq!(c.settings()["taintToleration"].render, Render::JoinQuote);
-        assert_eq!(chart("1.9.2").unwrap().settings()["taintToleration"].render, Render::JoinPlain);
-        assert!(!c.settings()["rebuildConcurrentSyncLimit"].known_to_manager);
+        assert_eq!(c.settings["taintToleration"].render, Render::JoinQuote);
+        assert_eq!(release("1.9.2").settings["taintToleration"].render, Render::JoinPlain);
+        assert!(!c.settings["rebuildConcurrentSyncLimit"].known_to_manager);
+        assert_eq!(c.default_int("storageOverProvisioningPercentage"), Some(100));
         // Every moved key is really gone from its `since` version on.
-        for (key, m) in &history().moved {
+        for (key, m) in &longhorn().history().moved {
             let since = Minor::parse(&m.since).unwrap();
-            for c in charts().iter().filter(|c| c.minor >= since) {
-                assert!(!c.settings().contains_key(key), "{key} still in {}", c.version);
+            for e in longhorn().releases().iter().filter(|c| c.minor >= since) {
+                assert!(
+                    !e.release().unwrap().settings.contains_key(key),
+                    "{key} still in {}",
+                    e.version
+                );
             }
+        }
+    }
+
+    #[test]
+    fn behaviour_follows_the_release_history() {
+        for e in longhorn().releases() {
+            let b = e.release().unwrap().behaviour;
+            // The backup store moved in 1.8 (the settings are gone there, see above).
+            assert_eq!(
+                b.default_backup_store,
+                !e.release().unwrap().settings.contains_key("backupTarget"),
+                "{}",
+                e.version
+            );
+            assert_eq!(b.all_or_nothing_settings, e.minor <= Minor(1, 9), "{}", e.version);
         }
     }
 }

@@ -1,12 +1,84 @@
 //! What lhc knows about the world it compiles for, loaded from the data files under `data/`
-//! (embedded in the binary): Longhorn charts and settings per version, the Longhorn CSI driver's
-//! StorageClass parameters, Hetzner Cloud's catalogue, and the Kubernetes versions lhc writes
-//! manifests for.
+//! (embedded in the binary): Longhorn releases and their settings, the Longhorn CSI driver's
+//! StorageClass parameters, Hetzner Cloud's catalogue, the benchmark tools, and the Kubernetes
+//! versions lhc writes manifests for.
+//!
+//! Everything is loaded once per process by [`load`] and handed down the pipeline as
+//! [`&Knowledge`](Knowledge). A data file that does not parse is a [`DataError`] naming the file:
+//! lhc reports it as an internal error, never as an empty table.
 
 pub mod bench;
 pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;
+
+use std::sync::OnceLock;
+
+/// Every data file lhc embeds, by its path in the repository.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    (longhorn::CHARTS_PATH, include_str!("../../data/longhorn/charts.toml")),
+    (longhorn::SETTINGS_PATH, include_str!("../../data/longhorn/settings.json")),
+    (longhorn::HISTORY_PATH, include_str!("../../data/longhorn/history.toml")),
+    (longhorn::PARAMETERS_PATH, include_str!("../../data/longhorn/storageclass-parameters.toml")),
+    (hcloud::PATH, include_str!("../../data/hcloud/catalogue.toml")),
+    (bench::PATH, include_str!("../../data/bench/tools.toml")),
+];
+
+/// The domain data, loaded and checked.
+#[derive(Debug)]
+pub struct Knowledge {
+    pub longhorn: longhorn::Longhorn,
+    pub hcloud: hcloud::Catalogue,
+    pub bench: bench::Tools,
+}
+
+/// A data file that does not hold what lhc expects: a bug in lhc's data, reported with its path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("data file {path}: {reason}")]
+pub struct DataError {
+    pub path: String,
+    pub reason: String,
+}
+
+impl DataError {
+    pub fn new(path: &str, reason: impl std::fmt::Display) -> DataError {
+        DataError { path: path.to_string(), reason: reason.to_string() }
+    }
+}
+
+/// The embedded data, loaded on first use.
+pub fn load() -> Result<&'static Knowledge, DataError> {
+    static CELL: OnceLock<Result<Knowledge, DataError>> = OnceLock::new();
+    CELL.get_or_init(|| Knowledge::from_files(EMBEDDED)).as_ref().map_err(Clone::clone)
+}
+
+impl Knowledge {
+    /// Loads the data from `(path, text)` pairs; every file of [`EMBEDDED`] must be there.
+    pub fn from_files(files: &[(&str, &'static str)]) -> Result<Knowledge, DataError> {
+        let file = |path: &str| -> Result<&'static str, DataError> {
+            files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, text)| *text)
+                .ok_or_else(|| DataError::new(path, "missing"))
+        };
+        Ok(Knowledge {
+            longhorn: longhorn::Longhorn::load(&file)?,
+            hcloud: hcloud::Catalogue::load(file(hcloud::PATH)?)?,
+            bench: bench::Tools::load(file(bench::PATH)?)?,
+        })
+    }
+}
+
+/// Parses a TOML data file.
+pub(crate) fn toml<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
+    toml_edit::de::from_str(text).map_err(|e| DataError::new(path, e.message().trim_end()))
+}
+
+/// Parses a JSON data file.
+pub(crate) fn json<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
+    serde_json::from_str(text).map_err(|e| DataError::new(path, e))
+}
 
 /// A `major.minor` version, comparable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -25,5 +97,32 @@ impl Minor {
 impl std::fmt::Display for Minor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_data_loads() {
+        let k = load().unwrap();
+        assert!(!k.longhorn.releases().is_empty());
+        assert!(k.hcloud.server_types.contains_key("ccx23"));
+    }
+
+    #[test]
+    fn a_corrupted_data_file_is_an_error_naming_it() {
+        for (path, _) in EMBEDDED {
+            let files: Vec<(&str, &str)> = EMBEDDED
+                .iter()
+                .map(|(p, t)| (*p, if p == path { "{ not [ data" } else { *t }))
+                .collect();
+            let err = Knowledge::from_files(&files)
+                .and_then(|k| k.longhorn.check_all().map(|()| k))
+                .err()
+                .unwrap_or_else(|| panic!("{path}: a corrupted file must not load"));
+            assert_eq!(err.path, *path);
+        }
     }
 }

@@ -4,28 +4,32 @@
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
+use super::File;
 use crate::check::BenchFacts;
-use crate::knowledge::bench;
+use crate::knowledge::bench::{FIO_MARKER, Tools};
 use crate::model::Tool;
 use crate::quantity::Bytes;
-
-/// The first line of the fio Job's log, before fio's JSON: `lhc-benchmark: tool=fio class=...`.
-pub const FIO_MARKER: &str = "lhc-benchmark:";
 
 /// Jobs keep their pod (and its log) this long after they finish.
 pub const TTL_SECONDS: u64 = 7 * 24 * 3600;
 /// A Job that has not finished after this long (including time Pending) fails.
 pub const DEADLINE_SECONDS: u64 = 3600;
 
-#[derive(Debug, Serialize)]
-pub struct BenchPlan {
-    pub namespace: String,
+/// What every benchmark file shares.
+#[derive(Debug, Clone, Serialize)]
+pub struct Common {
     pub cluster: String,
-    pub files: Vec<BenchFile>,
+    pub namespace: String,
     pub quick: bool,
+    /// Jobs keep their pod (and its log) this long after they finish.
+    pub ttl: u64,
+    /// A Job that has not finished after this long (including time Pending) fails.
+    pub deadline: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct BenchFile {
     /// `kbench-longhorn-fast.yaml`
     pub file: String,
@@ -48,7 +52,7 @@ pub struct BenchFile {
 }
 
 /// An environment variable of a tool's entrypoint, with what it means to the tool.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Env {
     pub name: String,
     pub value: String,
@@ -112,7 +116,7 @@ fn with_meanings(env: Vec<(String, String)>) -> Vec<Env> {
         .collect()
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ConfigMap {
     pub name: String,
     pub key: String,
@@ -120,7 +124,7 @@ pub struct ConfigMap {
     pub quick: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Pvc {
     pub name: String,
     /// The volume in the pod spec.
@@ -149,35 +153,45 @@ pub fn label(name: &str) -> String {
     if clean.len() <= 63 && clean == name {
         return clean;
     }
-    let hash = &crate::render::sha256_hex(name.as_bytes())[..8];
+    let hash = &crate::names::sha256_hex(name.as_bytes())[..8];
     let keep = clean.len().min(63 - 9);
     format!("{}-{hash}", clean[..keep].trim_end_matches('-'))
 }
 
-pub fn plan(cluster: &str, b: &BenchFacts) -> BenchPlan {
+/// Adds `benchmarks/`: the namespace, a file per class and tool (and per class against the
+/// baseline), and their kustomization.
+pub fn plan(cluster: &str, b: &BenchFacts, tools: &Tools, out: &mut BTreeMap<String, File>) {
+    let common = Common {
+        cluster: cluster.to_string(),
+        namespace: b.namespace.clone(),
+        quick: b.quick,
+        ttl: TTL_SECONDS,
+        deadline: DEADLINE_SECONDS,
+    };
     let mut files = vec![];
     let image = |tool: Tool| {
         b.images
             .iter()
             .find(|(t, _)| *t == tool)
-            .map_or_else(|| bench::info(tool).image.clone(), |(_, i)| i.clone())
+            .map_or_else(|| tools.info(tool).image.clone(), |(_, i)| i.clone())
     };
     for class in &b.classes {
         for tool in &b.tools {
-            files.push(single(cluster, b, *tool, class, image(*tool)));
+            files.push(single(cluster, b, tools, *tool, class, image(*tool)));
         }
     }
     if let (Some(baseline), true) = (&b.baseline, b.tools.contains(&Tool::Kbench)) {
         for class in b.classes.iter().filter(|c| *c != baseline) {
-            files.push(comparison(cluster, b, class, baseline, image(Tool::Kbench)));
+            files.push(comparison(cluster, b, tools, class, baseline, image(Tool::Kbench)));
         }
     }
-    BenchPlan {
-        namespace: b.namespace.clone(),
-        cluster: cluster.to_string(),
-        files,
-        quick: b.quick,
+    out.insert("benchmarks/namespace.yaml".into(), File::BenchNamespace(common.clone()));
+    let mut resources = vec!["namespace.yaml".to_string()];
+    for f in files {
+        resources.push(f.file.clone());
+        out.insert(format!("benchmarks/{}", f.file), File::Benchmark(common.clone(), f));
     }
+    out.insert("benchmarks/kustomization.yaml".into(), File::BenchKustomization(common, resources));
 }
 
 fn labels(cluster: &str, tool: Tool, class: &str, baseline: Option<&str>) -> Vec<(String, String)> {
@@ -194,9 +208,16 @@ fn labels(cluster: &str, tool: Tool, class: &str, baseline: Option<&str>) -> Vec
     l
 }
 
-fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String) -> BenchFile {
+fn single(
+    cluster: &str,
+    b: &BenchFacts,
+    tools: &Tools,
+    tool: Tool,
+    class: &str,
+    image: String,
+) -> BenchFile {
     let job = label(&format!("{}-{class}", tool.as_str()));
-    let volume = bench::volume_size(tool, b.size);
+    let volume = tools.volume_size(tool, b.size);
     let size = fio_size(b.size);
     // Each Job names its class in its log, so `lhc report` can tell runs apart: kbench's
     // summary prints `For: <OUTPUT>`, dbench prints `Working dir: <mount point>`, and the fio Job
@@ -225,7 +246,7 @@ fn single(cluster: &str, b: &BenchFacts, tool: Tool, class: &str, image: String)
                 ("DBENCH_MOUNTPOINT".to_string(), dbench_dir.clone()),
                 ("DBENCH_QUICK".to_string(), if b.quick { "yes" } else { "no" }.to_string()),
                 ("FIO_SIZE".to_string(), size.clone()),
-                ("FIO_OFFSET_INCREMENT".to_string(), fio_size(bench::dbench_offset_increment())),
+                ("FIO_OFFSET_INCREMENT".to_string(), fio_size(tools.dbench_offset_increment())),
                 ("FIO_DIRECT".to_string(), "1".to_string()),
             ],
             None,
@@ -305,12 +326,13 @@ fn kbench_env(files: &[(&str, &str)], size: &str, quick: bool) -> Vec<(String, S
 fn comparison(
     cluster: &str,
     b: &BenchFacts,
+    tools: &Tools,
     class: &str,
     baseline: &str,
     image: String,
 ) -> BenchFile {
     let job = label(&format!("kbench-{class}-vs-{baseline}"));
-    let volume = bench::volume_size(Tool::Kbench, b.size).to_string();
+    let volume = tools.volume_size(Tool::Kbench, b.size).to_string();
     let size = fio_size(b.size);
     let mut env = vec![
         ("FIRST_VOL_NAME".to_string(), baseline.to_string()),
@@ -392,8 +414,11 @@ mod tests {
             quick: true,
             images: vec![],
         };
-        for f in plan("c", &b).files {
-            for e in f.env {
+        let mut files = BTreeMap::new();
+        plan("c", &b, &crate::knowledge::load().unwrap().bench, &mut files);
+        for f in files.values() {
+            let File::Benchmark(_, f) = f else { continue };
+            for e in &f.env {
                 assert!(!e.meaning.is_empty(), "{} has no meaning", e.name);
             }
         }

@@ -3,11 +3,12 @@
 
 use serde::Serialize;
 
-use crate::model::{ClusterFile, GitopsMode};
+use super::LonghornPlan;
+use crate::model::{ClusterFile, GitopsMode, defaults};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct GitopsPlan {
-    pub mode: &'static str,
+    pub mode: GitopsMode,
     pub cluster: String,
     /// The chart version, pinned.
     pub chart: String,
@@ -21,55 +22,36 @@ pub struct GitopsPlan {
     pub argocd_project: String,
 }
 
-impl GitopsPlan {
-    /// Argo CD's defaults, for `lhc render --chart` on a file without `[gitops]`.
-    pub fn default_argocd(cluster: &str, chart: &str, namespace: &str) -> GitopsPlan {
-        GitopsPlan {
-            mode: "argocd",
-            cluster: cluster.to_string(),
-            chart: chart.to_string(),
-            namespace: namespace.to_string(),
-            path: format!("out/{cluster}"),
-            revision: "HEAD".into(),
-            repo_url: None,
-            flux_source: "flux-system".into(),
-            argocd_namespace: "argocd".into(),
-            argocd_project: "default".into(),
-        }
-    }
+/// `gitops/<mode>.yaml`: the objects that install the chart, with the values inline, and (for
+/// Flux, or Argo CD given `repo_url`) the object that applies the cluster's manifests.
+#[derive(Debug, Clone)]
+pub struct GitopsFile {
+    pub plan: GitopsPlan,
+    pub values: LonghornPlan,
+    pub storage: bool,
 }
 
-pub fn plan(
-    file: &ClusterFile,
-    chart: &str,
-    namespace: &str,
-    out_name: &str,
-) -> Option<GitopsPlan> {
-    let g = file.gitops.as_ref()?;
+/// How `[gitops]` installs the chart; without `[gitops]`, an Argo CD Application with the
+/// defaults (what `lhc render --chart` prints).
+pub fn plan(file: &ClusterFile, longhorn: &LonghornPlan, out_name: &str) -> GitopsPlan {
     let cluster = file.cluster.name.to_string();
-    let path = g.path.as_ref().map_or_else(
+    let g = file.gitops.as_ref();
+    let path = g.and_then(|g| g.path.as_ref()).map_or_else(
         || format!("{out_name}/{cluster}"),
         |p| p.trim_start_matches("./").trim_end_matches('/').to_string(),
     );
-    Some(GitopsPlan {
-        mode: match g.mode.value {
-            GitopsMode::Flux => "flux",
-            GitopsMode::Argocd => "argocd",
-        },
+    GitopsPlan {
+        mode: g.map_or(GitopsMode::Argocd, |g| g.mode.value),
         cluster,
-        chart: chart.to_string(),
-        namespace: namespace.to_string(),
+        chart: longhorn.chart.clone(),
+        namespace: longhorn.namespace.clone(),
         path,
-        revision: g.revision.as_ref().map_or_else(|| "HEAD".into(), |r| r.to_string()),
-        repo_url: g.repo_url.as_ref().map(|r| r.to_string()),
-        flux_source: g.flux_source.as_ref().map_or_else(|| "flux-system".into(), |s| s.to_string()),
+        revision: g.map_or(defaults::GITOPS_REVISION, |g| g.revision()).to_string(),
+        repo_url: g.and_then(|g| g.repo_url.as_ref()).map(|r| r.to_string()),
+        flux_source: g.map_or(defaults::FLUX_SOURCE, |g| g.flux_source()).to_string(),
         argocd_namespace: g
-            .argocd_namespace
-            .as_ref()
-            .map_or_else(|| "argocd".into(), |s| s.to_string()),
-        argocd_project: g
-            .argocd_project
-            .as_ref()
-            .map_or_else(|| "default".into(), |s| s.to_string()),
-    })
+            .map_or(defaults::ARGOCD_NAMESPACE, |g| g.argocd_namespace())
+            .to_string(),
+        argocd_project: g.map_or(defaults::ARGOCD_PROJECT, |g| g.argocd_project()).to_string(),
+    }
 }

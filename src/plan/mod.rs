@@ -1,18 +1,23 @@
-//! Planning: a checked cluster file in; a [`Plan`] out, in which every decision is made: names,
-//! defaults, byte counts, how each Helm value must be quoted for its chart, and the order of
-//! everything. The templates only format a plan.
+//! Planning: a checked cluster file in; a [`Plan`] out, the single description of what lhc
+//! writes. Every decision is made here: which files exist and what each holds (a typed entry per
+//! path), names, defaults, byte counts, how each Helm value must be quoted for its chart, the
+//! order of everything, and the semantic [`Facts`] that `lhc diff` compares between builds.
+//! The templates only format a plan.
 
 pub mod benchmark;
+pub mod facts;
 pub mod gitops;
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::check::Facts;
-use crate::knowledge::longhorn::{Chart, Render, Setting};
-use crate::model::{
-    Binding, ClusterFile, DataLocality, Fs, ReclaimPolicy, SettingScalar, SettingValue,
-    StorageClass,
-};
+pub use facts::Facts;
+
+use crate::check::{DiskFacts, Resolved, Scheduling};
+use crate::knowledge::longhorn::{Release, Render, Setting};
+use crate::model::Spanned;
+use crate::model::{ClusterFile, Pool, SettingScalar, SettingValue, StorageClass, Tag, defaults};
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -25,20 +30,51 @@ pub struct Origin {
     pub out_name: String,
 }
 
-#[derive(Debug, Serialize)]
+/// Everything lhc writes for one cluster.
+#[derive(Debug)]
 pub struct Plan {
     pub cluster: String,
     pub origin: Origin,
     pub kubernetes: String,
-    pub longhorn: Option<LonghornPlan>,
-    /// Node operations of `nodes.sh`, one entry per pool that needs any.
-    pub pools: Vec<PoolPlan>,
-    pub storage_classes: Vec<ClassPlan>,
-    pub benchmark: Option<benchmark::BenchPlan>,
-    pub gitops: Option<gitops::GitopsPlan>,
+    /// Every file of the cluster's output folder but the manifest, by path relative to it.
+    pub files: BTreeMap<String, File>,
+    /// What installs the Longhorn chart when `lhc render --chart` asks for it: `[gitops]`, or an
+    /// Argo CD Application with its defaults. `None` without Longhorn.
+    pub chart: Option<gitops::GitopsPlan>,
+    /// What `diff` compares with the previous build; `emit` records it in the manifest.
+    pub facts: Facts,
 }
 
-#[derive(Debug, Serialize)]
+/// One output file: what it is, and everything its template needs.
+#[derive(Debug)]
+pub enum File {
+    /// `longhorn-values.yaml`.
+    Values(LonghornPlan),
+    /// `nodes.sh`.
+    NodesScript(NodesScript),
+    /// `storageclasses.yaml`.
+    StorageClasses(Vec<ClassPlan>),
+    /// A `kustomization.yaml` listing Kubernetes manifests.
+    Kustomization(Kustomization),
+    /// `benchmarks/namespace.yaml`.
+    BenchNamespace(benchmark::Common),
+    /// `benchmarks/<tool>-<class>.yaml`.
+    Benchmark(benchmark::Common, benchmark::BenchFile),
+    /// `benchmarks/kustomization.yaml`.
+    BenchKustomization(benchmark::Common, Vec<String>),
+    /// `gitops/flux.yaml` or `gitops/argocd.yaml`.
+    Gitops(gitops::GitopsFile),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Kustomization {
+    pub resources: Vec<String>,
+}
+
+/// The path of the cluster's own kustomization, whose resources `lhc render` prints.
+pub const KUSTOMIZATION: &str = "kustomization.yaml";
+
+#[derive(Debug, Clone, Serialize)]
 pub struct LonghornPlan {
     /// The chart version to install.
     pub chart: String,
@@ -51,13 +87,13 @@ pub struct LonghornPlan {
     pub values: Vec<Section>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Section {
     pub key: String,
     pub entries: Vec<Entry>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Entry {
     pub key: String,
     /// A scalar, or nested entries (data-engine-specific settings).
@@ -76,7 +112,30 @@ pub enum Scalar {
     Str(String),
 }
 
-#[derive(Debug, Serialize)]
+impl Scalar {
+    /// The value as plain JSON (the quotes lhc adds for bare-pasting charts stay in).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Scalar::Bool(b) => (*b).into(),
+            Scalar::Int(i) => (*i).into(),
+            Scalar::Float(f) => {
+                serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
+            }
+            Scalar::Str(s) => s.clone().into(),
+        }
+    }
+}
+
+/// `nodes.sh`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodesScript {
+    pub cluster: String,
+    pub namespace: String,
+    pub pools: Vec<PoolPlan>,
+    pub all_nodes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct PoolPlan {
     pub name: String,
     pub server_type: Option<String>,
@@ -92,7 +151,7 @@ pub struct PoolPlan {
     pub disk_notes: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ClassPlan {
     pub name: String,
     /// A parameter holds `${`, which Flux's post-build substitution would rewrite: the class
@@ -105,47 +164,105 @@ pub struct ClassPlan {
     pub parameters: Vec<(String, String)>,
 }
 
+/// The Longhorn CSI driver, the provisioner of every class lhc writes.
+pub const PROVISIONER: &str = "driver.longhorn.io";
+
 /// One disk in `node.longhorn.io/default-disks-config`, fields in Longhorn's documented order.
-#[derive(Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct DiskConfig<'a> {
-    path: &'a str,
-    name: &'a str,
-    allow_scheduling: bool,
-    storage_reserved: u64,
-    tags: Vec<&'a str>,
+pub struct DiskConfig {
+    pub path: String,
+    pub name: String,
+    pub allow_scheduling: bool,
+    pub storage_reserved: u64,
+    pub tags: Vec<String>,
 }
 
-pub const DEFAULT_NAMESPACE: &str = "longhorn-system";
-pub const DEFAULT_DATA_PATH: &str = "/var/lib/longhorn";
-
-pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
-    let longhorn = facts.chart.map(|chart| {
-        let version = facts.chart_version.clone().unwrap_or_else(|| chart.version.clone());
-        plan_longhorn(file, chart, version)
+pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
+    let cluster = file.cluster.name.to_string();
+    let release = resolved.release;
+    let longhorn = release.map(|r| {
+        let version = resolved.chart_version.clone().unwrap_or_else(|| r.version.clone());
+        plan_longhorn(file, r, version)
     });
-    let pools = file
-        .pools
+    let namespace = longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace.as_str());
+    let pools = plan_pools(file, &resolved.disks, release.is_some());
+    let classes: Vec<ClassPlan> = if release.is_some() {
+        file.storage_classes.iter().map(|c| plan_class(c)).collect()
+    } else {
+        vec![]
+    };
+
+    let mut files = BTreeMap::new();
+    if let Some(l) = &longhorn {
+        files.insert("longhorn-values.yaml".to_string(), File::Values(l.clone()));
+    }
+    if !pools.is_empty() {
+        let all_nodes = pools.iter().flat_map(|p| p.nodes.clone()).collect();
+        files.insert(
+            "nodes.sh".to_string(),
+            File::NodesScript(NodesScript {
+                cluster: cluster.clone(),
+                namespace: namespace.to_string(),
+                pools: pools.clone(),
+                all_nodes,
+            }),
+        );
+    }
+    let mut resources = vec![];
+    if !classes.is_empty() {
+        files.insert("storageclasses.yaml".to_string(), File::StorageClasses(classes.clone()));
+        resources.push("storageclasses.yaml".to_string());
+    }
+    if !resources.is_empty() {
+        files.insert(KUSTOMIZATION.to_string(), File::Kustomization(Kustomization { resources }));
+    }
+    if let Some(b) = &resolved.benchmark {
+        benchmark::plan(&cluster, b, &resolved.knowledge.bench, &mut files);
+    }
+    let chart = longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_name));
+    if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {
+        let plan = gitops::plan(file, l, &origin.out_name);
+        let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
+        let name = format!("{}.yaml", plan.mode.as_str());
+        files.insert(
+            format!("gitops/{name}"),
+            File::Gitops(gitops::GitopsFile { plan, values: l.clone(), storage }),
+        );
+        files.insert(
+            "gitops/kustomization.yaml".to_string(),
+            File::Kustomization(Kustomization { resources: vec![name] }),
+        );
+    }
+
+    let facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);
+    Plan { cluster, origin, kubernetes: resolved.kubernetes.to_string(), files, chart, facts }
+}
+
+/// The disk annotation of a pool, in Longhorn's documented field order.
+pub fn disk_configs(pool: &Pool, disks: &[DiskFacts]) -> Vec<DiskConfig> {
+    pool.disks
         .iter()
-        .zip(&facts.disks)
+        .zip(disks)
+        .map(|(d, f)| DiskConfig {
+            path: d.path.to_string(),
+            name: d.name.to_string(),
+            allow_scheduling: d.allow_scheduling(),
+            storage_reserved: f.reserved.0,
+            tags: d.tags.iter().map(|t| t.to_string()).collect(),
+        })
+        .collect()
+}
+
+fn plan_pools(file: &ClusterFile, disks: &[Vec<DiskFacts>], longhorn: bool) -> Vec<PoolPlan> {
+    file.pools
+        .iter()
+        .zip(disks)
         .filter_map(|(pool, disks)| {
-            let with_disks = facts.chart.is_some() && !pool.disks.is_empty();
-            let disks_config = with_disks.then(|| {
-                let configs: Vec<DiskConfig<'_>> = pool
-                    .disks
-                    .iter()
-                    .zip(disks)
-                    .map(|(d, f)| DiskConfig {
-                        path: &d.path,
-                        name: &d.name,
-                        allow_scheduling: d.allow_scheduling.as_ref().is_none_or(|a| a.value),
-                        storage_reserved: f.reserved.0,
-                        tags: d.tags.iter().map(|t| t.as_str()).collect(),
-                    })
-                    .collect();
-                serde_json::to_string(&configs).unwrap_or_default()
-            });
-            let node_tags = (facts.chart.is_some() && !pool.node_tags.is_empty()).then(|| {
+            let with_disks = longhorn && !pool.disks.is_empty();
+            let disks_config = with_disks
+                .then(|| serde_json::to_string(&disk_configs(pool, disks)).unwrap_or_default());
+            let node_tags = (longhorn && !pool.node_tags.is_empty()).then(|| {
                 let tags: Vec<&str> = pool.node_tags.iter().map(|t| t.as_str()).collect();
                 serde_json::to_string(&tags).unwrap_or_default()
             });
@@ -181,42 +298,18 @@ pub fn plan(file: &ClusterFile, facts: &Facts, origin: Origin) -> Plan {
                 disk_notes,
             })
         })
-        .collect();
-    let storage_classes = if facts.chart.is_some() {
-        file.storage_classes.iter().map(|c| plan_class(c)).collect()
-    } else {
-        vec![]
-    };
-    let benchmark =
-        facts.benchmark.as_ref().map(|b| benchmark::plan(file.cluster.name.as_str(), b));
-    let gitops = longhorn
-        .as_ref()
-        .and_then(|l| gitops::plan(file, &l.chart, &l.namespace, &origin.out_name));
-    Plan {
-        cluster: file.cluster.name.to_string(),
-        benchmark,
-        gitops,
-        origin,
-        kubernetes: facts.kubernetes.to_string(),
-        longhorn,
-        pools,
-        storage_classes,
-    }
+        .collect()
 }
 
-fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> LonghornPlan {
+fn plan_longhorn(file: &ClusterFile, chart: &'static Release, version: String) -> LonghornPlan {
     let table = file.longhorn.as_ref();
-    let namespace = table
-        .and_then(|l| l.namespace.as_ref())
-        .map_or(DEFAULT_NAMESPACE.into(), |n| n.to_string());
-    let data_path = table
-        .and_then(|l| l.data_path.as_ref())
-        .map_or(DEFAULT_DATA_PATH.into(), |p| p.to_string());
+    let namespace = table.map_or(defaults::NAMESPACE, |l| l.namespace()).to_string();
+    let data_path = table.map_or(defaults::DATA_PATH, |l| l.data_path()).to_string();
     let with_disks = file.pools.iter().any(|p| !p.disks.is_empty());
 
     let mut settings: Vec<Entry> = vec![];
     let mut derived = |key: &str, value: Scalar, comment: &str| {
-        if let Some(setting) = chart.settings().get(key) {
+        if let Some(setting) = chart.settings.get(key) {
             settings.push(entry(key, setting, value, Some(comment.to_string())));
         }
     };
@@ -246,7 +339,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
         ];
         for (store_key, setting_key, value) in fields {
             let Some(value) = value else { continue };
-            if chart.has_default_backup_store() {
+            if chart.behaviour.default_backup_store {
                 // defaultBackupStore.* is pasted unquoted by every chart that has it.
                 backup_store.push(plain_entry(store_key, prequote(value), None));
             } else {
@@ -256,7 +349,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
     }
 
     for (key, value) in table.map(|l| &l.settings).into_iter().flatten() {
-        let Some(setting) = chart.settings().get(key.as_str()) else { continue };
+        let Some(setting) = chart.settings.get(key.as_str()) else { continue };
         let e = match &value.value {
             SettingValue::PerEngine(map) => Entry {
                 key: key.to_string(),
@@ -278,19 +371,17 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
     let persistence = vec![
         plain_entry(
             "defaultClass",
-            Scalar::Bool(dc.and_then(|d| d.default.as_ref()).is_none_or(|d| d.value)),
+            Scalar::Bool(dc.map_or(defaults::CHART_CLASS_IS_DEFAULT, |d| d.is_default())),
             None,
         ),
         plain_entry(
             "defaultClassReplicaCount",
-            Scalar::Int(dc.and_then(|d| d.replicas.as_ref()).map_or(3, |r| i64::from(r.value))),
+            Scalar::Int(i64::from(dc.map_or(defaults::REPLICAS, |d| d.replicas()))),
             None,
         ),
         plain_entry(
             "defaultFsType",
-            Scalar::Str(
-                dc.and_then(|d| d.fs.as_ref()).map_or(Fs::Ext4, |f| f.value).as_str().into(),
-            ),
+            Scalar::Str(dc.map_or(defaults::FS, |d| d.fs()).as_str().into()),
             None,
         ),
     ];
@@ -312,7 +403,7 @@ fn plan_longhorn(file: &ClusterFile, chart: &'static Chart, version: String) -> 
         checked_against: (version != chart.version).then(|| chart.version.clone()),
         chart: version,
         namespace,
-        prequoted: chart.all_or_nothing_settings(),
+        prequoted: chart.behaviour.all_or_nothing_settings,
         values,
     }
 }
@@ -347,31 +438,20 @@ fn scalar_text(v: &SettingScalar) -> String {
     }
 }
 
+fn join(tags: &[Spanned<Tag>]) -> String {
+    tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
+}
+
 fn plan_class(class: &StorageClass) -> ClassPlan {
     let mut parameters = vec![
-        (
-            "numberOfReplicas".to_string(),
-            class.replicas.as_ref().map_or(3, |r| r.value).to_string(),
-        ),
-        (
-            "staleReplicaTimeout".to_string(),
-            class.stale_replica_timeout.as_ref().map_or(2880, |r| r.value).to_string(),
-        ),
-        (
-            "fsType".to_string(),
-            class.fs.as_ref().map_or(Fs::Ext4, |f| f.value).as_str().to_string(),
-        ),
+        ("numberOfReplicas".to_string(), class.replicas().to_string()),
+        ("staleReplicaTimeout".to_string(), class.stale_replica_timeout().to_string()),
+        ("fsType".to_string(), class.fs().as_str().to_string()),
     ];
     if let Some(mkfs) = &class.mkfs_params {
         parameters.push(("mkfsParams".into(), mkfs.to_string()));
     }
-    parameters.push((
-        "dataLocality".into(),
-        class.data_locality.as_ref().map_or(DataLocality::Disabled, |d| d.value).as_str().into(),
-    ));
-    let join = |tags: &[crate::model::Spanned<crate::model::Tag>]| {
-        tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
-    };
+    parameters.push(("dataLocality".into(), class.data_locality().as_str().into()));
     if !class.disk_tags.is_empty() {
         parameters.push(("diskSelector".into(), join(&class.disk_tags)));
     }
@@ -382,20 +462,24 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     ClassPlan {
         no_substitution: parameters.iter().any(|(k, v)| k.contains("${") || v.contains("${")),
         name: class.name.to_string(),
-        default: class.default.as_ref().is_some_and(|d| d.value),
-        reclaim_policy: match class
-            .reclaim_policy
-            .as_ref()
-            .map_or(ReclaimPolicy::Delete, |r| r.value)
-        {
-            ReclaimPolicy::Delete => "Delete",
-            ReclaimPolicy::Retain => "Retain",
-        },
-        binding: match class.binding.as_ref().map_or(Binding::Immediate, |b| b.value) {
-            Binding::Immediate => "Immediate",
-            Binding::WaitForFirstConsumer => "WaitForFirstConsumer",
-        },
-        expansion: class.expansion.as_ref().is_none_or(|e| e.value),
+        default: class.is_default(),
+        reclaim_policy: class.reclaim_policy().as_str(),
+        binding: class.binding().as_str(),
+        expansion: class.expansion(),
         parameters,
     }
+}
+
+/// How many nodes can hold a replica of each class, for the facts.
+pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &ClassPlan) -> usize {
+    let Some(release) = release else { return 0 };
+    let param = |k: &str| -> Vec<String> {
+        class
+            .parameters
+            .iter()
+            .find(|(p, _)| p == k)
+            .map(|(_, v)| v.split(',').map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    Scheduling::new(file, release).eligible_nodes(&param("diskSelector"), &param("nodeSelector"))
 }

@@ -106,6 +106,14 @@ impl Test {
     pub fn tree(&self, dir: &str) -> BTreeMap<String, String> {
         read_tree(&self.dir.path().join(dir))
     }
+
+    /// The files under `dir` equal the golden folder `tests/<golden>` (rewritten under
+    /// `LHC_BLESS=1`).
+    #[track_caller]
+    pub fn tree_golden(&self, dir: &str, golden: &str) -> &Test {
+        assert_tree(&repo().join("tests").join(golden), &self.tree(dir));
+        self
+    }
 }
 
 impl Output {
@@ -116,6 +124,34 @@ impl Output {
             "exit code\nstdout:\n{}\nstderr:\n{}",
             self.stdout, self.stderr
         );
+        self
+    }
+
+    /// stdout is exactly `expected`.
+    #[track_caller]
+    pub fn stdout(&self, expected: &str) -> &Output {
+        assert!(self.stdout == expected, "stdout differs:\n{}", diff(expected, &self.stdout));
+        self
+    }
+
+    /// stderr is exactly `expected`.
+    #[track_caller]
+    pub fn stderr(&self, expected: &str) -> &Output {
+        assert!(self.stderr == expected, "stderr differs:\n{}", diff(expected, &self.stderr));
+        self
+    }
+
+    /// stdout equals the golden file `tests/<path>` (rewritten under `LHC_BLESS=1`).
+    #[track_caller]
+    pub fn stdout_golden(&self, path: &str) -> &Output {
+        assert_golden(&repo().join("tests").join(path), &self.stdout);
+        self
+    }
+
+    /// stderr equals the golden file `tests/<path>` (rewritten under `LHC_BLESS=1`).
+    #[track_caller]
+    pub fn stderr_golden(&self, path: &str) -> &Output {
+        assert_golden(&repo().join("tests").join(path), &self.stderr);
         self
     }
 }

@@ -26,12 +26,27 @@ fn cases() -> Vec<(String, Vec<(String, String)>)> {
     out
 }
 
+/// Every golden file of the suite, where full rendered messages are pinned.
+fn goldens() -> String {
+    let mut text = String::new();
+    for dir in ["tests/diagnostics", "tests/commands", "tests/diffs", "tests/report"] {
+        for (name, content) in crate::common::read_tree(&repo().join(dir)) {
+            if name.ends_with(".stderr") || name.ends_with(".stdout") {
+                text.push_str(&content);
+            }
+        }
+    }
+    text
+}
+
 #[test]
 fn every_code_has_a_pinned_example() {
     let pinned: Vec<String> = cases().into_iter().map(|(code, _)| code).collect();
-    let missing: Vec<&&str> =
-        lhc::diagnostic::CODES.iter().filter(|c| !pinned.iter().any(|p| p == **c)).collect();
-    assert!(missing.is_empty(), "codes without an example in tests/diagnostics: {missing:?}");
+    let goldens = goldens();
+    let missing: Vec<&str> = lhc::diagnostic::user_codes()
+        .filter(|c| !pinned.iter().any(|p| p == c) && !goldens.contains(&format!("[{c}]")))
+        .collect();
+    assert!(missing.is_empty(), "codes without a pinned message in tests/: {missing:?}");
     let unknown: Vec<&String> =
         pinned.iter().filter(|p| !lhc::diagnostic::CODES.contains(&p.as_str())).collect();
     assert!(unknown.is_empty(), "examples for codes that do not exist: {unknown:?}");
@@ -103,4 +118,54 @@ fn every_error_is_reported_not_only_the_first() {
     let first = out.stderr.find("node_tag").unwrap();
     let second = out.stderr.find("`replica`").unwrap();
     assert!(first < second, "diagnostics are sorted by position");
+}
+
+/// The codes of lhc's own runs (files it cannot read or write, its output, the command line):
+/// each pinned with its full message in `tests/commands/<code>.stderr`.
+#[test]
+fn command_diagnostics_are_pinned() {
+    let hcloud = crate::common::profile("hcloud-longhorn");
+    let built = || {
+        let t = Test::new().file("c.toml", &hcloud);
+        t.run_args(&["build", "c.toml"]).code(0);
+        t
+    };
+    let pin = |code: &str, out: &crate::common::Output, exit: i32| {
+        assert!(out.stderr.contains(&format!("[{code}]")), "{code}: {}", out.stderr);
+        out.code(exit).stderr_golden(&format!("commands/{code}.stderr"));
+    };
+    let never = ["--color", "never"];
+
+    let t = Test::new();
+    pin("cannot-read", &t.run_args(&["check", "missing.toml"]), 2);
+    pin("usage", &t.run_args(&["init", "--profile", "nope"]), 2);
+
+    let t = built();
+    std::fs::write(t.path().join("c.toml"), hcloud.replace("replicas = 2", "replicas = 3"))
+        .unwrap();
+    pin("stale-output", &t.run_args(&["build", "--check", "c.toml", never[0], never[1]]), 1);
+
+    let t = built();
+    std::fs::write(t.path().join("out/prod-fsn1/nodes.sh"), "#!/bin/sh\necho mine\n").unwrap();
+    pin("edited-by-hand", &t.run_args(&["build", "c.toml"]), 1);
+
+    let t = Test::new().file("c.toml", &hcloud).file("out/prod-fsn1/nodes.sh", "mine\n");
+    pin("not-written-by-lhc", &t.run_args(&["build", "c.toml"]), 1);
+
+    let t = Test::new().file("c.toml", &hcloud).file("out/prod-fsn1/nodes.sh/x", "a folder\n");
+    pin("not-a-file", &t.run_args(&["build", "c.toml"]), 1);
+
+    let t = Test::new().file("c.toml", &hcloud).file("out", "a file where the folder goes\n");
+    pin("cannot-write", &t.run_args(&["build", "c.toml"]), 2);
+
+    let bare = "[cluster]\nname = \"bare\"\n\n[longhorn]\n";
+    let t = Test::new().file("c.toml", bare);
+    pin("no-manifests", &t.run_args(&["render", "c.toml"]), 1);
+
+    let t = Test::new().file("c.toml", &hcloud);
+    let out = t.run_args(&["render", "c.toml"]);
+    let mismatch = Test::new().file("c.toml", &hcloud).env("KUBE_VERSION", "v1.30.4");
+    let warned = mismatch.run_args(&["render", "c.toml"]);
+    assert_eq!(warned.stdout, out.stdout, "the warning changes nothing on stdout");
+    pin("kubernetes-version-mismatch", &warned, 0);
 }

@@ -237,3 +237,115 @@ fn colour_on_a_terminal_unless_no_color() {
     let plain = on_terminal(true);
     assert!(plain.contains("+  numberOfReplicas") && !plain.contains('\x1b'), "NO_COLOR: {plain}");
 }
+
+/// Every scenario of this file that warns: (before, after, the codes `diff` must report).
+fn warning_scenarios() -> Vec<(String, String, Vec<&'static str>)> {
+    let h = hcloud();
+    vec![
+        (h.clone(), h.replace("replicas = 2\nfs = \"xfs\"", "replicas = 3\nfs = \"xfs\""), vec!["storageclass-immutable"]),
+        (
+            h.clone(),
+            h.replace("reserved = \"10%\"", "reserved = \"20%\"")
+                .replace("node_tags = [\"storage\"]", "node_tags = [\"storage\", \"fast\"]"),
+            vec!["node-annotation-ignored"],
+        ),
+        (h.clone(), h.replace("version = \"1.9.2\"", "version = \"1.8.2\""), vec!["chart-downgrade"]),
+        (
+            h.clone(),
+            h.replace("replicas = 3\nfs = \"ext4\"\n\n[longhorn.settings]", "replicas = 2\nfs = \"xfs\"\n\n[longhorn.settings]"),
+            vec!["default-class-recreated"],
+        ),
+        (
+            TWO_POOLS.to_string(),
+            TWO_POOLS.split("[[pool]]\nname = \"b\"").next().unwrap().to_string()
+                + "[[storage_class]]\nname = \"ssd-3\"\nreplicas = 3\ndisk_tags = [\"ssd\"]\n",
+            vec!["replicas-on-removed-nodes"],
+        ),
+        (
+            TWO_POOLS.to_string(),
+            TWO_POOLS.replace(
+                "[[pool.disk]]\nname = \"scratch\"\ntype = \"device\"\nsize = \"200Gi\"\npath = \"/mnt/scratch\"\n\n",
+                "",
+            ),
+            vec!["replicas-on-removed-disk"],
+        ),
+        (h.clone(), h.replace("[[storage_class]]\nname = \"longhorn-fast-2\"", "[[storage_class]]\nname = \"longhorn-fast-two\""), vec!["storageclass-removed"]),
+    ]
+}
+
+/// lhc's templates with the text of every comment line replaced.
+fn reworded_templates() -> Vec<(&'static str, &'static str)> {
+    lhc::render::TEMPLATES
+        .iter()
+        .map(|(name, text)| {
+            let reworded: String = text
+                .lines()
+                .map(|line| match line.find('#') {
+                    Some(i)
+                        if line[..i].trim().is_empty()
+                            && !line[i..].starts_with("#!")
+                            && !line[..i].ends_with('{') =>
+                    {
+                        format!("{}# (comment reworded)\n", &line[..i])
+                    }
+                    _ => format!("{line}\n"),
+                })
+                .collect();
+            (*name, &*Box::leak(reworded.into_boxed_str()))
+        })
+        .collect()
+}
+
+#[test]
+fn warnings_come_from_facts_not_from_template_text() {
+    let renderer = lhc::render::Renderer::with_templates(&reworded_templates());
+    for (before, after, codes) in warning_scenarios() {
+        assert_ne!(before, after, "{codes:?}: the scenario changes nothing");
+        let t = Test::new().file("c.toml", &before);
+        // The previous build was written by an lhc whose every template comment differs.
+        let out_dir = t.path().join("out");
+        let source = lhc::source::Source::new("c.toml", before.as_str());
+        let origin = lhc::commands::units::origin(&t.path().join("c.toml"), Some(&out_dir));
+        let compiled = lhc::compile(&source, origin);
+        let output = compiled.output.expect("the scenario compiles");
+        let tree = renderer.tree(&output.plan).unwrap();
+        let reworded = tree.values().next().unwrap().clone();
+        assert!(reworded.contains("(comment reworded)"), "{reworded}");
+        let changes =
+            lhc::emit::prepare(&out_dir, &output.plan.cluster, &tree, &output.plan.facts, false);
+        lhc::emit::commit(&out_dir, &[changes]).unwrap();
+        std::fs::write(t.path().join("c.toml"), &after).unwrap();
+        let diff = t.run_args(DIFF);
+        for code in codes {
+            assert!(
+                diff.stdout.contains(&format!("warning[{code}]")),
+                "{code} is gone:\n{}",
+                diff.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn an_old_manifest_still_gives_every_warning_with_a_note() {
+    for (before, after, codes) in warning_scenarios() {
+        let t = Test::new().file("c.toml", &before);
+        t.run_args(&["build", "c.toml"]).code(0);
+        let cluster = if before.contains("name = \"pools\"") { "pools" } else { "prod-fsn1" };
+        let manifest = t.path().join("out").join(cluster).join(".lhc-manifest.json");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        // lhc's first format: the hashes, nothing else.
+        let old = serde_json::json!({ "files": v["files"] });
+        std::fs::write(&manifest, serde_json::to_string_pretty(&old).unwrap() + "\n").unwrap();
+        std::fs::write(t.path().join("c.toml"), &after).unwrap();
+        let diff = t.run_args(DIFF);
+        assert!(diff.stdout.contains("note[old-manifest]"), "{}", diff.stdout);
+        for code in &codes {
+            assert!(diff.stdout.contains(&format!("warning[{code}]")), "{code}:\n{}", diff.stdout);
+        }
+        if codes == ["storageclass-immutable"] {
+            golden("old-manifest", &diff, 1);
+        }
+    }
+}

@@ -114,8 +114,8 @@ fn compile(text: &str) {
     let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
     // Diagnostics must render, too (spans inside the text, on character boundaries).
     let source = Source::new("fuzz.toml", text);
-    let _ = lhc::report::human(&compiled.diagnostics, &source, false);
-    let _ = lhc::report::json(&compiled.diagnostics, &source);
+    let _ = lhc::diagnostic::render::human(&compiled.diagnostics, Some(&source), false);
+    let _ = lhc::diagnostic::render::json(&compiled.diagnostics, Some(&source));
 }
 
 #[test]

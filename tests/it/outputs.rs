@@ -5,7 +5,12 @@
 use std::collections::BTreeMap;
 
 use crate::common::{Test, have, profile, read, repo, validate_k8s, yaml_docs};
-use lhc::knowledge::longhorn::{self, Render};
+use lhc::knowledge::longhorn::{Release, Render};
+
+fn releases() -> Vec<&'static Release> {
+    let k = lhc::knowledge::load().unwrap();
+    k.longhorn.releases().iter().map(|e| e.release().unwrap()).collect()
+}
 use serde_json::{Value, json};
 
 /// Builds a cluster file and returns its output tree (paths relative to the cluster folder).
@@ -72,7 +77,7 @@ fn chart_values(version: &str) -> Value {
 #[test]
 fn values_hold_only_keys_of_the_target_chart() {
     let backup = "\n[longhorn.backup]\ntarget = \"s3://b@r/\"\ncredential_secret = \"s3\"\npoll_interval = 300\n";
-    for chart in longhorn::charts() {
+    for chart in releases() {
         for base in [profile("hcloud-longhorn"), profile("generic-bare-metal")] {
             let mut toml = with(&base, "longhorn", "version", &chart.version);
             if !toml.contains("[longhorn.backup]") {
@@ -82,8 +87,8 @@ fn values_hold_only_keys_of_the_target_chart() {
             // Settings that exist in this version only.
             let mut doc: toml_edit::DocumentMut = toml.parse().unwrap();
             let settings = doc["longhorn"]["settings"].as_table_mut().unwrap();
-            settings.retain(|k, _| chart.settings().contains_key(k));
-            if chart.settings()["defaultReplicaCount"].engines.is_none() {
+            settings.retain(|k, _| chart.settings.contains_key(k));
+            if chart.settings["defaultReplicaCount"].engines.is_none() {
                 settings.insert("defaultReplicaCount", toml_edit::value(2));
             }
             let tree = build(&doc.to_string());
@@ -91,7 +96,7 @@ fn values_hold_only_keys_of_the_target_chart() {
             assert_keys_exist(&values, &chart_values(&chart.version), "", &chart.version);
             assert_eq!(values["preUpgradeChecker"]["jobEnabled"], json!(false));
             let store = values.get("defaultBackupStore").is_some();
-            assert_eq!(store, chart.has_default_backup_store(), "{}", chart.version);
+            assert_eq!(store, chart.behaviour.default_backup_store, "{}", chart.version);
         }
     }
 }
@@ -102,7 +107,7 @@ fn chart_renders(
     version: &str,
     settings: &serde_json::Map<String, Value>,
 ) -> BTreeMap<String, Value> {
-    let chart = longhorn::chart(version).unwrap();
+    let chart = releases().into_iter().find(|r| r.version == version).unwrap();
     let go_quote = |s: &str| serde_json::to_string(s).unwrap();
     let text_of = |v: &Value| match v {
         Value::String(s) => s.clone(),
@@ -110,7 +115,7 @@ fn chart_renders(
     };
     let mut lines = String::new();
     for (key, value) in settings {
-        let setting = &chart.settings()[key];
+        let setting = &chart.settings[key];
         let rendered = match setting.render {
             Render::Plain | Render::JoinPlain => text_of(value),
             Render::Quote | Render::JoinQuote => go_quote(&text_of(value)),
@@ -127,13 +132,13 @@ fn chart_renders(
 fn the_charts_templates_read_every_setting_back() {
     // The adversarial case on every chart whose settings it can express.
     let case = read(repo().join("tests/cases/adversarial-text/cluster.toml"));
-    for chart in longhorn::charts() {
+    for chart in releases() {
         let mut doc: toml_edit::DocumentMut =
             with(&case, "longhorn", "version", &chart.version).parse().unwrap();
         doc["longhorn"]["settings"]
             .as_table_mut()
             .unwrap()
-            .retain(|k, _| chart.settings().contains_key(k));
+            .retain(|k, _| chart.settings.contains_key(k));
         let toml = doc.to_string();
         let tree = build(&toml);
         let values = yaml_docs(&tree["longhorn-values.yaml"]).remove(0);
@@ -141,7 +146,7 @@ fn the_charts_templates_read_every_setting_back() {
         let seen = chart_renders(&chart.version, settings);
         let expect = |key: &str| doc["longhorn"]["settings"][key].as_str().unwrap().to_string();
         for key in ["defaultLonghornStaticStorageClass", "upgradeResponderURL", "priorityClass"] {
-            if let Some(setting) = chart.settings().get(key) {
+            if let Some(setting) = chart.settings.get(key) {
                 assert_eq!(seen[&setting.name], json!(expect(key)), "{key} on {}", chart.version);
             }
         }
@@ -150,7 +155,7 @@ fn the_charts_templates_read_every_setting_back() {
         assert_eq!(seen["create-default-disk-labeled-nodes"].to_string().trim_matches('"'), "true");
         // The backup target reaches Longhorn intact too, wherever the chart keeps it.
         let target = doc["longhorn"]["backup"]["target"].as_str().unwrap();
-        if chart.has_default_backup_store() {
+        if chart.behaviour.default_backup_store {
             let raw = values["defaultBackupStore"]["backupTarget"].as_str().unwrap();
             let line = yaml_docs(&format!("backup-target: {raw}\n")).remove(0);
             assert_eq!(line["backup-target"], json!(target));

@@ -1,11 +1,9 @@
-//! Commands over several cluster files: read and compile each, name inputs in headers the same
-//! way on every machine, catch two clusters writing one folder, and prepare the writes. Returns
-//! values; `main.rs` prints them.
+//! Reading the cluster files a command is given: read and compile each, name inputs in headers
+//! the same way on every machine, and catch two clusters writing one folder.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Message};
-use crate::emit::{self, Changes};
 use crate::plan::Origin;
 use crate::source::Source;
 use crate::{Compiled, compile};
@@ -15,13 +13,6 @@ use crate::{Compiled, compile};
 pub struct Unit {
     pub source: Source,
     pub compiled: Compiled,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("cannot read {path}: {source}")]
-pub struct ReadError {
-    pub path: PathBuf,
-    pub source: std::io::Error,
 }
 
 /// What to do with each file.
@@ -38,11 +29,15 @@ pub fn compile_all(
     paths: &[PathBuf],
     out: Option<&Path>,
     mode: Mode,
-) -> Result<Vec<Unit>, ReadError> {
+) -> Result<Vec<Unit>, Box<Diagnostic>> {
     let mut units = vec![];
     for path in paths {
-        let (source, invalid_at) =
-            Source::read(path).map_err(|source| ReadError { path: path.clone(), source })?;
+        let (source, invalid_at) = Source::read(path).map_err(|e| {
+            Box::new(Diagnostic::error(
+                Message::CannotRead { path: path.display().to_string(), reason: e.to_string() },
+                None,
+            ))
+        })?;
         let compiled = match invalid_at {
             Some(at) => Compiled {
                 diagnostics: vec![
@@ -155,30 +150,6 @@ fn relative(path: &Path, base: &Path) -> PathBuf {
         out.push(c);
     }
     out
-}
-
-/// What `diff` shows for every compiled file: the changes `build` would make, and what they
-/// mean to Kubernetes and Longhorn.
-pub fn diff(units: &[Unit], out: &Path) -> Vec<crate::diff::ClusterDiff> {
-    units
-        .iter()
-        .filter_map(|u| u.compiled.output.as_ref())
-        .map(|o| {
-            let changes = emit::prepare(out, &o.cluster, &o.tree, false);
-            let eligible = |d: &[String], n: &[String]| crate::check::eligible_nodes(&o.file, d, n);
-            let warnings = crate::diff::warnings(&changes, &o.tree, &eligible);
-            crate::diff::ClusterDiff { changes, warnings }
-        })
-        .collect()
-}
-
-/// What `build` would do to the output folder for every compiled file.
-pub fn prepare(units: &[Unit], out: &Path, force: bool) -> Vec<Changes> {
-    units
-        .iter()
-        .filter_map(|u| u.compiled.output.as_ref())
-        .map(|o| emit::prepare(out, &o.cluster, &o.tree, force))
-        .collect()
 }
 
 #[cfg(test)]

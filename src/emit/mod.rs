@@ -1,17 +1,22 @@
 //! Emitting: rendered trees in; the output folder brought up to date, all or nothing.
 //!
 //! [`prepare`] compares each cluster's tree with what is on disk and with
-//! `.lhc-manifest.json` (what lhc wrote last time): files to add, change and remove, and
-//! conflicts: files edited by hand since lhc wrote them, or files lhc never wrote standing
-//! where it wants to write. [`apply`] then writes every file through a temporary file and a
-//! rename; if any step fails, every step done so far is undone.
+//! `.lhc-manifest.json` (what lhc wrote last time, see [`manifest`]): files to add, change and
+//! remove, and conflicts: files edited by hand since lhc wrote them, or files lhc never wrote
+//! standing where it wants to write. [`commit`] is the build transaction: it refuses conflicts,
+//! parses every YAML file about to be written, then writes every file through a temporary file
+//! and a rename; if any step fails, every step done so far is undone.
 
-use std::collections::BTreeMap;
+pub mod manifest;
+
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::render::{MANIFEST, Tree, sha256_hex};
+use crate::names::sha256_hex;
+use crate::plan::Facts;
+use crate::render::Tree;
+pub use manifest::{MANIFEST, Manifest};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ChangeKind {
@@ -53,7 +58,7 @@ pub enum ConflictKind {
     NotAFile,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conflict {
     pub path: String,
     pub kind: ConflictKind,
@@ -69,6 +74,8 @@ pub struct Changes {
     pub conflicts: Vec<Conflict>,
     /// The new manifest text, and whether it differs from the one on disk.
     manifest: Option<(String, bool)>,
+    /// The manifest of the previous build, as found on disk.
+    pub previous: Manifest,
 }
 
 impl Changes {
@@ -77,17 +84,8 @@ impl Changes {
     }
 }
 
-/// `.lhc-manifest.json`: path (relative to the cluster folder) to sha256.
-fn read_manifest(path: &Path) -> BTreeMap<String, String> {
-    #[derive(serde::Deserialize)]
-    struct Manifest {
-        files: BTreeMap<String, String>,
-    }
-    fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
-        .map(|m| m.files)
-        .unwrap_or_default()
+fn read_manifest(path: &Path) -> Manifest {
+    fs::read_to_string(path).map(|t| manifest::parse(&t)).unwrap_or_default()
 }
 
 enum OnDisk {
@@ -109,17 +107,19 @@ fn on_disk(path: &Path) -> OnDisk {
 
 /// Compares a cluster's rendered tree with the output folder `out`.
 /// With `force`, hand edits and foreign files are overwritten or removed instead of reported.
-pub fn prepare(out: &Path, cluster: &str, tree: &Tree, force: bool) -> Changes {
+pub fn prepare(out: &Path, cluster: &str, tree: &Tree, facts: &Facts, force: bool) -> Changes {
     let dir = out.join(cluster);
-    let old_manifest = read_manifest(&dir.join(MANIFEST));
+    let previous = read_manifest(&dir.join(MANIFEST));
+    let old_manifest = previous.files.clone();
     let prefix = format!("{cluster}/");
-    let mut changes = Changes { cluster: cluster.to_string(), ..Changes::default() };
+    let mut changes = Changes { cluster: cluster.to_string(), previous, ..Changes::default() };
+    let text = manifest::text(tree, cluster, facts);
+    let current = fs::read_to_string(dir.join(MANIFEST)).ok();
+    changes.manifest = Some((text.clone(), current.as_deref() != Some(text.as_str())));
 
     for (path, text) in tree {
         let Some(rel) = path.strip_prefix(&prefix) else { continue };
         if rel == MANIFEST {
-            let current = fs::read_to_string(dir.join(MANIFEST)).ok();
-            changes.manifest = Some((text.clone(), current.as_deref() != Some(text)));
             continue;
         }
         match on_disk(&dir.join(rel)) {
@@ -225,6 +225,33 @@ enum Done {
         target: PathBuf,
         backup: PathBuf,
     },
+}
+
+/// Why a build wrote nothing.
+#[derive(Debug)]
+pub enum Failure {
+    /// Files edited by hand, foreign files, or something other than a file in the way.
+    Conflicts(Vec<Conflict>),
+    /// A file lhc rendered does not parse: a bug in lhc, caught before writing.
+    InvalidYaml { path: String, reason: String },
+    /// Writing failed part way; every step done was undone.
+    Io(EmitError),
+}
+
+/// The build transaction: refuses conflicts, checks that every YAML file about to be written
+/// parses, then applies every change to `out`, all or nothing.
+pub fn commit(out: &Path, all: &[Changes]) -> Result<(), Failure> {
+    let conflicts: Vec<Conflict> = all.iter().flat_map(|c| c.conflicts.clone()).collect();
+    if !conflicts.is_empty() {
+        return Err(Failure::Conflicts(conflicts));
+    }
+    for change in all.iter().flat_map(|c| &c.changes) {
+        if let (Some(text), true) = (&change.new, change.path.ends_with(".yaml")) {
+            crate::yaml::check_stream(text)
+                .map_err(|reason| Failure::InvalidYaml { path: change.path.clone(), reason })?;
+        }
+    }
+    apply(out, all).map_err(Failure::Io)
 }
 
 /// Applies prepared changes to `out`, all or nothing.
@@ -379,10 +406,11 @@ mod tests {
     use super::*;
 
     fn tree(files: &[(&str, &str)]) -> Tree {
-        let mut t: Tree = files.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect();
-        let manifest = crate::render::manifest(&t, "c");
-        t.insert(format!("c/{MANIFEST}"), manifest);
-        t
+        files.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect()
+    }
+
+    fn prepare(out: &Path, cluster: &str, tree: &Tree, force: bool) -> Changes {
+        super::prepare(out, cluster, tree, &Facts::default(), force)
     }
 
     #[test]
@@ -423,8 +451,8 @@ mod tests {
         assert_eq!(fs::read_to_string(out.path().join("c/a.yaml")).unwrap(), "a3\n");
     }
 
-    fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-        let mut out = BTreeMap::new();
+    fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+        let mut out = std::collections::BTreeMap::new();
         let mut stack = vec![dir.to_path_buf()];
         while let Some(d) = stack.pop() {
             for e in fs::read_dir(&d).unwrap() {

@@ -1,0 +1,144 @@
+//! `lhc build FILE... [-o DIR] [--force]` and `lhc build --check`: compile, then write the
+//! output tree through the build transaction of [`crate::emit`], or only compare it.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use super::units::{self, Mode, Unit};
+use super::{FAILED, INVALID, OK, Outcome, Ui};
+use crate::diagnostic::{Diagnostic, Message, Severity};
+use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
+
+/// Compiles every file for writing into `out`; the diagnostics are already in `outcome`.
+pub(crate) fn compile(ui: &Ui, files: &[PathBuf], out: &Path) -> Result<Vec<Unit>, Outcome> {
+    units::compile_all(files, Some(out), Mode::Compile).map_err(|d| Outcome::fail(ui, *d, FAILED))
+}
+
+/// What building every compiled unit would do to `out`.
+pub(crate) fn prepare(units: &[Unit], out: &Path, force: bool) -> Vec<Changes> {
+    units
+        .iter()
+        .filter_map(|u| u.compiled.output.as_ref())
+        .map(|o| emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force))
+        .collect()
+}
+
+pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> Outcome {
+    let units = match compile(ui, files, out) {
+        Ok(u) => u,
+        Err(o) => return o,
+    };
+    let mut outcome = Outcome::default();
+    if super::report_units(&mut outcome, ui, &units, true) {
+        outcome.code = INVALID;
+        return outcome;
+    }
+    if out.exists() && !out.is_dir() {
+        let d = Diagnostic::error(
+            Message::CannotWrite {
+                path: out.display().to_string(),
+                reason: "it is a file, not a folder".into(),
+            },
+            None,
+        )
+        .with_help("give the output folder with `-o DIR`");
+        outcome.diagnostics(ui, &[d], None);
+        outcome.code = FAILED;
+        return outcome;
+    }
+    let all = prepare(&units, out, force);
+    match emit::commit(out, &all) {
+        Ok(()) => {}
+        Err(Failure::Conflicts(conflicts)) => {
+            let forceable = conflicts.iter().all(|c| c.kind != ConflictKind::NotAFile);
+            let help = "move your changes into the cluster file, or pass --force to overwrite them";
+            let diagnostics: Vec<Diagnostic> = conflicts
+                .iter()
+                .map(|c| {
+                    let path = out.join(&c.path).display().to_string();
+                    let d = Diagnostic::error(
+                        match c.kind {
+                            ConflictKind::EditedByHand => {
+                                Message::EditedByHand { path, removal: c.removal }
+                            }
+                            ConflictKind::NotWrittenByLhc => Message::ForeignFile { path },
+                            ConflictKind::NotAFile => Message::NotAFile { path },
+                        },
+                        None,
+                    );
+                    if forceable { d.with_help(help) } else { d }
+                })
+                .collect();
+            outcome.diagnostics(ui, &diagnostics, None);
+            outcome.summary(ui, Severity::Error, "nothing was written");
+            outcome.code = INVALID;
+            return outcome;
+        }
+        Err(Failure::InvalidYaml { path, reason }) => {
+            let d = Diagnostic::error(
+                Message::Internal(format!("{path} is not valid YAML after rendering: {reason}")),
+                None,
+            );
+            outcome.diagnostics(ui, &[d], None);
+            outcome.summary(ui, Severity::Error, "nothing was written");
+            outcome.code = FAILED;
+            return outcome;
+        }
+        Err(Failure::Io(e)) => {
+            let d = Diagnostic::error(
+                Message::CannotWrite {
+                    path: e.path.display().to_string(),
+                    reason: e.source.to_string(),
+                },
+                None,
+            )
+            .with_note(format!("lhc could not {}; the previous output is unchanged", e.action));
+            outcome.diagnostics(ui, &[d], None);
+            outcome.code = FAILED;
+            return outcome;
+        }
+    }
+    for c in &all {
+        let folder = out.join(&c.cluster);
+        if c.is_clean() {
+            outcome.print(&format!("{}: up to date\n", folder.display()));
+            continue;
+        }
+        let count = |k: ChangeKind| c.changes.iter().filter(|x| x.kind == k).count();
+        outcome.print(&format!(
+            "{}: {} added, {} changed, {} removed\n",
+            folder.display(),
+            count(ChangeKind::Added),
+            count(ChangeKind::Changed),
+            count(ChangeKind::Removed)
+        ));
+        let prefix = format!("{}/", c.cluster);
+        for change in &c.changes {
+            let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
+            outcome.print(&format!("  {:<8} {path}\n", change.kind.as_str()));
+        }
+    }
+    outcome.code = OK;
+    outcome
+}
+
+/// `build --check`: 0 up to date, 1 stale (with the diff), 2 error.
+pub fn check(ui: &Ui, files: &[PathBuf], out: &Path) -> Outcome {
+    let (mut outcome, diffs) = match super::diff::compare(ui, files, out) {
+        Ok(x) => x,
+        Err(o) => return o,
+    };
+    if diffs.iter().all(crate::diff::ClusterDiff::is_clean) {
+        if ui.human() {
+            for d in &diffs {
+                outcome.print(&format!("{}: up to date\n", out.join(&d.changes.cluster).display()));
+            }
+        }
+        outcome.code = OK;
+        return outcome;
+    }
+    super::diff::show(&mut outcome, ui, &diffs, out);
+    outcome.diagnostics(ui, &[Diagnostic::error(Message::StaleOutput, None)], None);
+    outcome.code = INVALID;
+    outcome
+}

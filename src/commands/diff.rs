@@ -1,0 +1,66 @@
+//! `lhc diff FILE... [-o DIR]`: what `build` would change in the output tree, and what the
+//! change means.
+
+use std::path::{Path, PathBuf};
+
+use super::{MessageFormat, Outcome, Ui};
+use crate::diff::ClusterDiff;
+
+/// Which exit codes `diff` uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCodeStyle {
+    /// 0 no changes, 1 changes, 2 error (as `kubectl diff`).
+    Kubectl,
+    /// 0 no changes, 2 changes, 1 error (as `terraform plan -detailed-exitcode`).
+    Terraform,
+}
+
+/// The diff of every file against the tree on disk, with its warnings; the input's own
+/// diagnostics are already in the outcome. An invalid input is an `Err` (exit 2).
+pub(crate) fn compare(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: &Path,
+) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
+    let units = super::build::compile(ui, files, out)?;
+    let mut outcome = Outcome::default();
+    if super::report_units(&mut outcome, ui, &units, false) {
+        outcome.code = super::FAILED;
+        return Err(outcome);
+    }
+    let diffs = units
+        .iter()
+        .filter_map(|u| u.compiled.output.as_ref())
+        .map(|o| {
+            let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
+            crate::diff::diff(&o.plan, &o.tree, changes, &out.display().to_string())
+        })
+        .collect();
+    Ok((outcome, diffs))
+}
+
+/// Adds the diff report to stdout.
+pub(crate) fn show(outcome: &mut Outcome, ui: &Ui, diffs: &[ClusterDiff], out: &Path) {
+    let name = out.display().to_string();
+    match ui.format {
+        MessageFormat::Human => outcome.print(&crate::diff::report(diffs, &name, ui.color_out)),
+        MessageFormat::Json => outcome.print(&crate::diff::report_json(diffs, &name)),
+    }
+}
+
+pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, style: ExitCodeStyle) -> Outcome {
+    let (same, changed, failed) = match style {
+        ExitCodeStyle::Kubectl => (0, 1, 2),
+        ExitCodeStyle::Terraform => (0, 2, 1),
+    };
+    let (mut outcome, diffs) = match compare(ui, files, out) {
+        Ok(x) => x,
+        Err(mut o) => {
+            o.code = failed;
+            return o;
+        }
+    };
+    show(&mut outcome, ui, &diffs, out);
+    outcome.code = if diffs.iter().all(ClusterDiff::is_clean) { same } else { changed };
+    outcome
+}

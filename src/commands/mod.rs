@@ -1,0 +1,109 @@
+//! The `lhc` commands, one module each. A command takes plain options and returns an
+//! [`Outcome`]: what to print on stdout and on stderr, and the exit code. Writing files is a
+//! command's business (through [`crate::emit`]); printing is `main.rs`'s.
+//!
+//! Exit codes: 0 success, 1 invalid input (or a stale tree, or differences), 2 could not run.
+
+pub mod build;
+pub mod check;
+pub mod diff;
+pub mod init;
+pub mod render;
+pub mod report;
+pub mod schema;
+pub mod units;
+pub mod versions;
+
+use crate::diagnostic::{Diagnostic, Severity, render as show};
+use crate::source::Source;
+
+pub use units::Unit;
+
+pub const OK: u8 = 0;
+pub const INVALID: u8 = 1;
+pub const FAILED: u8 = 2;
+
+/// How diagnostics are printed (always on stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageFormat {
+    /// rustc-style text.
+    Human,
+    /// One JSON object per line.
+    Json,
+}
+
+/// How a command's output should look.
+#[derive(Debug, Clone, Copy)]
+pub struct Ui {
+    pub format: MessageFormat,
+    /// Colour on stderr (diagnostics).
+    pub color: bool,
+    /// Colour on stdout (diffs).
+    pub color_out: bool,
+}
+
+impl Ui {
+    /// Plain text, no colour: for tests and pipes.
+    pub fn plain() -> Ui {
+        Ui { format: MessageFormat::Human, color: false, color_out: false }
+    }
+
+    pub fn human(&self) -> bool {
+        self.format == MessageFormat::Human
+    }
+}
+
+/// What a command prints, and its exit code.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: u8,
+}
+
+impl Outcome {
+    /// Adds diagnostics, of `source` when given, to stderr.
+    pub fn diagnostics(&mut self, ui: &Ui, diagnostics: &[Diagnostic], source: Option<&Source>) {
+        let text = match ui.format {
+            MessageFormat::Human => show::human(diagnostics, source, ui.color),
+            MessageFormat::Json => show::json(diagnostics, source),
+        };
+        self.stderr.push_str(&text);
+    }
+
+    /// Adds a closing line such as `error: 2 errors; nothing was written` (human format only).
+    pub fn summary(&mut self, ui: &Ui, severity: Severity, text: &str) {
+        if ui.human() {
+            self.stderr.push_str(&show::summary(severity, text, ui.color));
+        }
+    }
+
+    /// One diagnostic without a source, and the exit code.
+    pub fn fail(ui: &Ui, diagnostic: Diagnostic, code: u8) -> Outcome {
+        let mut out = Outcome { code, ..Outcome::default() };
+        out.diagnostics(ui, &[diagnostic], None);
+        out
+    }
+
+    pub fn print(&mut self, text: &str) {
+        self.stdout.push_str(text);
+    }
+}
+
+/// Prints each unit's diagnostics; returns whether any is an error. With `writes`, the closing
+/// line says that nothing was written.
+pub(crate) fn report_units(out: &mut Outcome, ui: &Ui, units: &[Unit], writes: bool) -> bool {
+    let mut all = vec![];
+    for unit in units {
+        out.diagnostics(ui, &unit.compiled.diagnostics, Some(&unit.source));
+        all.extend(unit.compiled.diagnostics.iter().cloned());
+    }
+    match show::count(&all) {
+        Some(count) => {
+            let tail = if writes { "; nothing was written" } else { "" };
+            out.summary(ui, Severity::Error, &format!("{count}{tail}"));
+            true
+        }
+        None => false,
+    }
+}

@@ -1,0 +1,114 @@
+//! `lhc report FILE... [--format F] [--chart F.svg] [--baseline C] [--label N]`: read benchmark
+//! logs and compare the classes.
+
+use std::path::{Path, PathBuf};
+
+use super::{FAILED, INVALID, OK, Outcome, Ui};
+use crate::diagnostic::{Diagnostic, Message};
+use crate::results;
+use crate::source::Source;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+#[derive(Debug)]
+pub struct Options<'a> {
+    /// Log files; `-` reads stdin.
+    pub files: &'a [PathBuf],
+    pub format: Format,
+    pub chart: Option<&'a Path>,
+    pub baseline: Option<&'a str>,
+    pub labels: &'a [String],
+}
+
+pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
+    let usage =
+        |text: String| Outcome::fail(ui, Diagnostic::error(Message::Usage(text), None), FAILED);
+    if !o.labels.is_empty() && o.labels.len() != o.files.len() {
+        return usage(format!(
+            "give --label once per input, in order ({} inputs, {} labels)",
+            o.files.len(),
+            o.labels.len()
+        ));
+    }
+    let mut out = Outcome::default();
+    let mut runs = vec![];
+    let mut failed = false;
+    for (i, path) in o.files.iter().enumerate() {
+        let name = path.display().to_string();
+        let text = if name == "-" {
+            let mut s = String::new();
+            match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+                Ok(_) => s,
+                Err(e) => {
+                    let d = Diagnostic::error(
+                        Message::CannotRead { path: "stdin".into(), reason: e.to_string() },
+                        None,
+                    );
+                    return Outcome::fail(ui, d, FAILED);
+                }
+            }
+        } else {
+            match std::fs::read(path) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    let d = Diagnostic::error(
+                        Message::CannotRead { path: name, reason: e.to_string() },
+                        None,
+                    );
+                    return Outcome::fail(ui, d, FAILED);
+                }
+            }
+        };
+        let source = Source::new(&name, text);
+        let parsed = results::parse(&source.text, &name);
+        let diagnostics: Vec<Diagnostic> = parsed
+            .errors
+            .iter()
+            .map(|e| {
+                Diagnostic::error(
+                    Message::Usage(format!("{}:{}: {}", e.file, e.line, e.message)),
+                    None,
+                )
+            })
+            .collect();
+        failed |= !diagnostics.is_empty();
+        out.diagnostics(ui, &diagnostics, None);
+        let label = o.labels.get(i).cloned();
+        for mut run in parsed.runs {
+            if run.class.is_none() {
+                run.class = label.clone();
+            }
+            runs.push(run);
+        }
+    }
+    if runs.is_empty() {
+        out.code = INVALID;
+        return out;
+    }
+    let report = results::compare::build(&runs, o.baseline);
+    out.print(&match o.format {
+        Format::Table => results::table::text(&report),
+        Format::Markdown => results::table::markdown(&report),
+        Format::Csv => results::table::csv(&report),
+        Format::Json => results::table::json(&report),
+    });
+    if let Some(path) = o.chart {
+        if let Err(e) = std::fs::write(path, results::chart::svg(&report)) {
+            let d = Diagnostic::error(
+                Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
+                None,
+            );
+            out.diagnostics(ui, &[d], None);
+            out.code = FAILED;
+            return out;
+        }
+    }
+    out.code = if failed { INVALID } else { OK };
+    out
+}

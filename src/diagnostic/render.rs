@@ -1,0 +1,177 @@
+//! The one renderer of diagnostics: rustc-style text (file:line:column, the source line, a
+//! caret, help) for people, or one JSON object per line for machines. A diagnostic about a file
+//! lhc read is shown with its source; one about lhc's output or the command line (a diff
+//! warning, a write conflict, a file that cannot be read) has no source and renders as its
+//! title with `= help:` and `= note:` lines. Colours come from `anstyle`.
+
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+use super::{Diagnostic, Severity};
+use crate::source::Source;
+
+fn level_style(severity: Severity) -> Style {
+    let color = match severity {
+        Severity::Error => AnsiColor::BrightRed,
+        Severity::Warning => AnsiColor::BrightYellow,
+        Severity::Note => AnsiColor::BrightGreen,
+    };
+    Style::new().bold().fg_color(Some(color.into()))
+}
+
+fn paint(style: Style, text: &str, color: bool) -> String {
+    if color {
+        format!("{}{text}{}", style.render(), style.render_reset())
+    } else {
+        text.to_string()
+    }
+}
+
+/// Renders diagnostics, of one source file when `source` is given, the way rustc does.
+pub fn human(diagnostics: &[Diagnostic], source: Option<&Source>, color: bool) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        match source {
+            Some(source) => out.push_str(&with_source(d, source, color)),
+            None => out.push_str(&without_source(d, color)),
+        }
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// `warning[code]: message`, then `  = help: …` and `  = note: …`.
+fn without_source(d: &Diagnostic, color: bool) -> String {
+    let head =
+        paint(level_style(d.severity), &format!("{}[{}]", d.severity.as_str(), d.code()), color);
+    let message = paint(Style::new().bold(), &format!(": {}", d.message), color);
+    let mut text = format!("{head}{message}");
+    if let Some(help) = &d.help {
+        text.push_str(&format!("\n  = help: {help}"));
+    }
+    if let Some(note) = &d.note {
+        text.push_str(&format!("\n  = note: {note}"));
+    }
+    text
+}
+
+fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    let name = source.name();
+    let level = match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Note => Level::NOTE,
+    };
+    let text = d.message.to_string();
+    let title = level.primary_title(text.as_str()).id(d.code());
+    let mut group = match &d.span {
+        Some(span) => {
+            let mut snippet = Snippet::source(source.text.as_str())
+                .path(name.as_str())
+                .fold(true)
+                .annotation(AnnotationKind::Primary.span(source.clamp(span)));
+            for label in &d.labels {
+                snippet = snippet.annotation(
+                    AnnotationKind::Context
+                        .span(source.clamp(&label.span))
+                        .label(label.text.as_str()),
+                );
+            }
+            title.element(snippet)
+        }
+        None => title.element(Origin::path(name.as_str())),
+    };
+    if let Some(help) = &d.help {
+        group = group.element(Level::HELP.message(help.as_str()));
+    }
+    if let Some(note) = &d.note {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    let report: [Group<'_>; 1] = [group];
+    renderer.render(&report)
+}
+
+/// A closing line such as `error: 2 errors; nothing was written` (not a diagnostic of its own:
+/// it sums them up).
+pub fn summary(severity: Severity, text: &str, color: bool) -> String {
+    format!("{}: {text}\n", paint(level_style(severity), severity.as_str(), color))
+}
+
+/// "2 errors, 1 warning", when there are errors: the closing line of a command.
+pub fn count(diagnostics: &[Diagnostic]) -> Option<String> {
+    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    if errors == 0 {
+        return None;
+    }
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    let mut text = plural(errors, "error");
+    if warnings > 0 {
+        text.push_str(&format!(", {}", plural(warnings, "warning")));
+    }
+    Some(text)
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    severity: Severity,
+    code: &'a str,
+    message: String,
+    file: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    labels: Vec<JsonLabel>,
+    help: Option<&'a str>,
+    note: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonLabel {
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+/// One JSON object per diagnostic, one per line.
+pub fn json(diagnostics: &[Diagnostic], source: Option<&Source>) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let (start, end) = match (&d.span, source) {
+            (Some(span), Some(source)) => {
+                let span = source.clamp(span);
+                (Some(source.position(span.start)), Some(source.position(span.end)))
+            }
+            _ => (None, None),
+        };
+        let record = JsonDiagnostic {
+            severity: d.severity,
+            code: d.code(),
+            message: d.message.to_string(),
+            file: source.map(Source::name),
+            line: start.map(|p| p.line),
+            column: start.map(|p| p.column),
+            end_line: end.map(|p| p.line),
+            end_column: end.map(|p| p.column),
+            labels: match source {
+                Some(source) => d
+                    .labels
+                    .iter()
+                    .map(|l| {
+                        let p = source.position(l.span.start);
+                        JsonLabel { line: p.line, column: p.column, message: l.text.clone() }
+                    })
+                    .collect(),
+                None => vec![],
+            },
+            help: d.help.as_deref(),
+            note: d.note.as_deref(),
+        };
+        out.push_str(&serde_json::to_string(&record).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,447 @@
+//! Diffing: the changes `build` would make (old and new text of every file that differs) and
+//! the two builds' semantic [`Facts`] in; out come a unified diff per file and the warnings a
+//! text diff hides: what Kubernetes and Longhorn will actually do with the change. The warnings
+//! compare the facts recorded in the previous manifest with the new plan's, never rendered
+//! text; only a manifest of lhc's first format, which has no facts, makes [`legacy`] read them
+//! back from the files (and a note says so).
+
+pub mod legacy;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+use similar::TextDiff;
+
+use crate::diagnostic::{Diagnostic, Message};
+use crate::emit::{Change, ChangeKind, Changes, ConflictKind};
+use crate::knowledge::Minor;
+use crate::plan::facts::{ClassFacts, PoolFacts};
+use crate::plan::{DiskConfig, Facts, Plan};
+use crate::render::Tree;
+
+/// What `diff` found for one cluster.
+#[derive(Debug)]
+pub struct ClusterDiff {
+    pub changes: Changes,
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl ClusterDiff {
+    pub fn is_clean(&self) -> bool {
+        self.changes.is_clean()
+    }
+}
+
+/// Compares the previous build (its manifest's facts, or its files for an old manifest) with
+/// the new plan.
+/// `out` names the output folder in messages.
+pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, out: &str) -> ClusterDiff {
+    let mut warnings = vec![];
+    for conflict in &changes.conflicts {
+        if conflict.kind == ConflictKind::EditedByHand {
+            warnings.push(
+                Diagnostic::warning(
+                    Message::EditedByHand { path: conflict.path.clone(), removal: false },
+                    None,
+                )
+                .with_help("`lhc build` will not overwrite it; move the change into the cluster file, or pass --force to discard it"),
+            );
+        }
+    }
+    let old = match (&changes.previous.facts, changes.previous.format) {
+        (Some(facts), _) => Some(facts.clone()),
+        (None, Some(_)) => {
+            warnings.push(
+                Diagnostic::note(
+                    Message::OldManifest {
+                        path: format!("{out}/{}/{}", changes.cluster, crate::emit::MANIFEST),
+                    },
+                    None,
+                )
+                .with_help("what diff says about the chart, classes and nodes is read back from the files this time; `lhc build` records the facts from now on"),
+            );
+            Some(legacy::facts(&changes, tree))
+        }
+        // A first build: there is nothing to compare with.
+        (None, None) => None,
+    };
+    if let Some(old) = &old {
+        warnings.extend(compare(old, &plan.facts));
+    }
+    ClusterDiff { changes, warnings }
+}
+
+/// Every consequence of going from `old` to `new`.
+pub fn compare(old: &Facts, new: &Facts) -> Vec<Diagnostic> {
+    let mut out = vec![];
+    storage_classes(&old.classes, &new.classes, &mut out);
+    chart(old, new, &mut out);
+    nodes(old, new, &mut out);
+    out
+}
+
+fn show_str(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn show(v: Option<&serde_json::Value>) -> String {
+    match v {
+        None => "unset".into(),
+        Some(serde_json::Value::String(s)) => show_str(s),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// StorageClass `parameters`, `provisioner`, `reclaimPolicy` and `volumeBindingMode` are
+/// immutable: Kubernetes rejects the update.
+fn storage_classes(
+    old: &BTreeMap<String, ClassFacts>,
+    new: &BTreeMap<String, ClassFacts>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for (name, before) in old {
+        let Some(after) = new.get(name) else {
+            out.push(
+                Diagnostic::warning(Message::StorageclassRemoved { name: name.clone() }, None)
+                    .with_help(format!(
+                        "`kubectl apply -k` does not delete it from the cluster: run `kubectl delete storageclass {name}` once no new volumes should use it (existing volumes keep working)"
+                    )),
+            );
+            continue;
+        };
+        let mut changed = vec![];
+        for (field, a, b) in [
+            ("provisioner", &before.provisioner, &after.provisioner),
+            ("reclaimPolicy", &before.reclaim_policy, &after.reclaim_policy),
+            ("volumeBindingMode", &before.binding, &after.binding),
+        ] {
+            if a != b {
+                changed.push(format!("{field} {} → {}", show_str(a), show_str(b)));
+            }
+        }
+        let keys: BTreeSet<&String> =
+            before.parameters.keys().chain(after.parameters.keys()).collect();
+        for k in keys {
+            let (a, b) = (before.parameters.get(k), after.parameters.get(k));
+            if a != b {
+                let s = |v: Option<&String>| v.map_or_else(|| "unset".into(), |v| show_str(v));
+                changed.push(format!("parameters.{k} {} → {}", s(a), s(b)));
+            }
+        }
+        if !changed.is_empty() {
+            out.push(
+                Diagnostic::warning(
+                    Message::StorageclassImmutable { name: name.clone(), changes: changed.join(", ") },
+                    None,
+                )
+                .with_help(format!(
+                    "Kubernetes rejects changes to a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode: delete the class and apply it again (`kubectl delete storageclass {name}`, then `kubectl apply -k`); volumes created before keep their old settings"
+                )),
+            );
+        }
+    }
+}
+
+fn version_key(v: &str) -> Option<(Minor, u32)> {
+    let minor = Minor::parse(v)?;
+    let patch = v.split('.').nth(2)?.parse().ok()?;
+    Some((minor, patch))
+}
+
+/// The chart release and the chart's own class.
+fn chart(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+    let (Some(a), Some(b)) = (&old.chart, &new.chart) else { return };
+    if let (Some(ka), Some(kb)) = (version_key(a), version_key(b)) {
+        if kb < ka {
+            out.push(
+                Diagnostic::warning(Message::ChartDowngrade { from: a.clone(), to: b.clone() }, None)
+                    .with_help("Longhorn does not support downgrades; keep the version, or restore the cluster from a backup taken before the upgrade"),
+            );
+        }
+    }
+    if old.persistence != new.persistence {
+        let (m0, m1) = (&old.persistence, &new.persistence);
+        let keys: BTreeSet<&String> = m0.keys().chain(m1.keys()).collect();
+        let changed: Vec<String> = keys
+            .into_iter()
+            .filter(|k| m0.get(*k) != m1.get(*k))
+            .map(|k| format!("persistence.{k} {} → {}", show(m0.get(k)), show(m1.get(k))))
+            .collect();
+        out.push(
+            Diagnostic::warning(Message::DefaultClassRecreated { changes: changed.join(", ") }, None)
+                .with_help("Longhorn deletes and re-creates the `longhorn` StorageClass when its settings change; existing volumes keep their old settings, and PVCs created during the switch can fail"),
+        );
+    }
+}
+
+/// "disk `vol` storageReserved 53687091200 → 107374182400; disk `new` added" (removed disks
+/// are left out: they get a warning of their own).
+fn describe_disk_change(old: Option<&[DiskConfig]>, new: Option<&[DiskConfig]>) -> String {
+    let (d0, d1) = (disks_of(old), disks_of(new));
+    let mut parts = vec![];
+    for (name, b) in &d0 {
+        let Some(a) = d1.get(name) else { continue };
+        if a.path != b.path {
+            parts.push(format!("disk `{name}` path {:?} → {:?}", b.path, a.path));
+        }
+        let (rb, ra) = (rest(b), rest(a));
+        let keys: BTreeSet<&String> = rb.keys().chain(ra.keys()).collect();
+        for k in keys {
+            if rb.get(k) != ra.get(k) {
+                parts.push(format!("disk `{name}` {k} {} → {}", show(rb.get(k)), show(ra.get(k))));
+            }
+        }
+    }
+    for name in d1.keys().filter(|n| !d0.contains_key(*n)) {
+        parts.push(format!("disk `{name}` added"));
+    }
+    parts.join("; ")
+}
+
+/// A disk's fields other than its name and path, as the annotation spells them.
+fn rest(d: &DiskConfig) -> BTreeMap<String, serde_json::Value> {
+    let mut map: BTreeMap<String, serde_json::Value> = match serde_json::to_value(d) {
+        Ok(serde_json::Value::Object(m)) => m.into_iter().collect(),
+        _ => BTreeMap::new(),
+    };
+    map.remove("name");
+    map.remove("path");
+    map
+}
+
+fn disks_of(disks: Option<&[DiskConfig]>) -> BTreeMap<String, &DiskConfig> {
+    disks.into_iter().flatten().map(|d| (d.name.clone(), d)).collect()
+}
+
+fn tags_text(tags: Option<&Vec<String>>) -> String {
+    tags.map_or_else(|| "none".into(), |t| serde_json::to_string(t).unwrap_or_default())
+}
+
+fn nodes(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+    let before = old.nodes();
+    let after = new.nodes();
+    let disks = |p: &PoolFacts| p.disks.clone();
+
+    // Annotations Longhorn will not read again on nodes that already exist, grouped by what
+    // changes in them.
+    let mut ignored: BTreeMap<(&str, String), Vec<String>> = BTreeMap::new();
+    for (node, (_, b)) in &before {
+        let Some((_, a)) = after.get(node) else { continue };
+        let what = describe_disk_change(b.disks.as_deref(), a.disks.as_deref());
+        // Removed disks get their own warning below.
+        if disks(a) != disks(b) && !what.is_empty() {
+            ignored
+                .entry(("node.longhorn.io/default-disks-config", what))
+                .or_default()
+                .push(node.to_string());
+        }
+        if a.node_tags != b.node_tags {
+            let what = format!(
+                "{} → {}",
+                tags_text(b.node_tags.as_ref()),
+                tags_text(a.node_tags.as_ref())
+            );
+            ignored
+                .entry(("node.longhorn.io/default-node-tags", what))
+                .or_default()
+                .push(node.to_string());
+        }
+    }
+    let ns = &new.namespace;
+    for ((annotation, what), nodes) in ignored {
+        out.push(
+            Diagnostic::warning(
+                Message::NodeAnnotationIgnored { annotation: annotation.to_string(), nodes, what },
+                None,
+            )
+            .with_help(format!(
+                "Longhorn reads this annotation only while a node has no Longhorn disks (or tags); make the same change by hand in the Longhorn UI or with `kubectl -n {ns} edit nodes.longhorn.io <node>`"
+            )),
+        );
+    }
+
+    // Pools and disks that go away with replicas on them.
+    let mut gone_pools: BTreeMap<&str, usize> = BTreeMap::new();
+    for (node, (pool, b)) in &before {
+        if !after.contains_key(node) && b.disks.is_some() {
+            *gone_pools.entry(pool).or_default() += 1;
+        }
+    }
+    let shortfalls: Vec<String> = new
+        .classes
+        .iter()
+        .filter(|(_, c)| c.replicas as usize > c.eligible_nodes)
+        .map(|(name, c)| {
+            format!(
+                "class `{name}` asks for {} replicas and only {} nodes are left to hold one",
+                c.replicas, c.eligible_nodes
+            )
+        })
+        .collect();
+    for (pool, count) in gone_pools {
+        let tail = if shortfalls.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", shortfalls.join("; "))
+        };
+        out.push(
+            Diagnostic::warning(
+                Message::ReplicasOnRemovedNodes { pool: pool.to_string(), nodes: count, tail },
+                None,
+            )
+            .with_help("Longhorn does not move replicas off by itself: for each node, disable scheduling and request eviction in the Longhorn UI, wait until every volume is healthy again, then drain and remove the nodes"),
+        );
+    }
+    let mut gone_disks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (node, (_, b)) in &before {
+        let Some((_, a)) = after.get(node) else { continue };
+        let (d0, d1) = (disks_of(b.disks.as_deref()), disks_of(a.disks.as_deref()));
+        for (name, disk) in &d0 {
+            if !d1.contains_key(name) {
+                gone_disks
+                    .entry(format!("{name} ({})", disk.path))
+                    .or_default()
+                    .push(node.to_string());
+            }
+        }
+    }
+    for (disk, nodes) in gone_disks {
+        out.push(
+            Diagnostic::warning(Message::ReplicasOnRemovedDisk { disk, nodes }, None).with_help(format!(
+                "Longhorn keeps the disk and its replicas until you remove it there: request eviction of the disk in the Longhorn UI (or set `evictionRequested: true` in `kubectl -n {ns} edit nodes.longhorn.io <node>`), wait for the rebuilds, then delete the disk"
+            )),
+        );
+    }
+}
+
+/// One file's unified diff, `a/` the tree on disk, `b/` what `build` would write.
+pub fn unified(change: &Change, out_name: &str, color: bool) -> String {
+    let old = change.old.as_deref().unwrap_or("");
+    let new = change.new.as_deref().unwrap_or("");
+    let a = match change.kind {
+        ChangeKind::Added => "/dev/null".to_string(),
+        _ => format!("a/{out_name}/{}", change.path),
+    };
+    let b = match change.kind {
+        ChangeKind::Removed => "/dev/null".to_string(),
+        _ => format!("b/{out_name}/{}", change.path),
+    };
+    let diff = TextDiff::from_lines(old, new);
+    let text = diff.unified_diff().context_radius(3).header(&a, &b).to_string();
+    if !color {
+        return text;
+    }
+    let fg = |c: AnsiColor| Style::new().fg_color(Some(c.into()));
+    text.lines()
+        .map(|l| {
+            let style = if l.starts_with("+++") || l.starts_with("---") {
+                Some(Style::new().bold())
+            } else if l.starts_with('+') {
+                Some(fg(AnsiColor::Green))
+            } else if l.starts_with('-') {
+                Some(fg(AnsiColor::Red))
+            } else if l.starts_with("@@") {
+                Some(fg(AnsiColor::Cyan))
+            } else {
+                None
+            };
+            match style {
+                Some(s) => format!("{}{l}{}\n", s.render(), s.render_reset()),
+                None => format!("{l}\n"),
+            }
+        })
+        .collect()
+}
+
+/// The text report: each file's diff in path order, the warnings, a summary line per cluster.
+pub fn report(diffs: &[ClusterDiff], out: &str, color: bool) -> String {
+    let mut text = String::new();
+    for d in diffs {
+        for change in &d.changes.changes {
+            text.push_str(&unified(change, out, color));
+        }
+    }
+    for d in diffs {
+        text.push_str(&crate::diagnostic::render::human(&d.warnings, None, color));
+    }
+    for d in diffs {
+        let count = |k: ChangeKind| d.changes.changes.iter().filter(|c| c.kind == k).count();
+        let n =
+            d.warnings.iter().filter(|w| !matches!(w.message, Message::OldManifest { .. })).count();
+        let warnings = match n {
+            0 => String::new(),
+            1 => ", 1 warning".into(),
+            n => format!(", {n} warnings"),
+        };
+        if d.is_clean() {
+            text.push_str(&format!("{out}/{}: no changes{warnings}\n", d.changes.cluster));
+        } else {
+            text.push_str(&format!(
+                "{out}/{}: {} changed, {} added, {} removed{warnings}\n",
+                d.changes.cluster,
+                count(ChangeKind::Changed),
+                count(ChangeKind::Added),
+                count(ChangeKind::Removed)
+            ));
+        }
+    }
+    text
+}
+
+#[derive(Serialize)]
+struct JsonCluster<'a> {
+    cluster: &'a str,
+    changes: Vec<JsonChange>,
+    warnings: Vec<JsonWarning>,
+}
+
+#[derive(Serialize)]
+struct JsonChange {
+    path: String,
+    kind: &'static str,
+    diff: String,
+}
+
+#[derive(Serialize)]
+struct JsonWarning {
+    code: &'static str,
+    severity: crate::diagnostic::Severity,
+    message: String,
+    help: String,
+}
+
+/// The same report as JSON:
+/// `{"clusters": [{"cluster", "changes": [{path, kind, diff}], "warnings": [{code, severity, message, help}]}]}`.
+pub fn report_json(diffs: &[ClusterDiff], out: &str) -> String {
+    let clusters: Vec<JsonCluster<'_>> = diffs
+        .iter()
+        .map(|d| JsonCluster {
+            cluster: &d.changes.cluster,
+            changes: d
+                .changes
+                .changes
+                .iter()
+                .map(|c| JsonChange {
+                    path: format!("{out}/{}", c.path),
+                    kind: c.kind.as_str(),
+                    diff: unified(c, out, false),
+                })
+                .collect(),
+            warnings: d
+                .warnings
+                .iter()
+                .map(|w| JsonWarning {
+                    code: w.code(),
+                    severity: w.severity,
+                    message: w.message.to_string(),
+                    help: w.help.clone().unwrap_or_default(),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "clusters": clusters }))
+        .unwrap_or_default();
+    text.push('\n');
+    text
+}
