@@ -169,3 +169,20 @@ fn command_diagnostics_are_pinned() {
     assert_eq!(warned.stdout, out.stdout, "the warning changes nothing on stdout");
     pin("kubernetes-version-mismatch", &warned, 0);
 }
+
+/// docs/reference.md lists exactly the codes lhc has (every code, and no code that is not one).
+#[test]
+fn the_reference_lists_every_code() {
+    let text = read(repo().join("docs/reference.md"));
+    let rules = &text[text.find("## Rules and their diagnostic codes").unwrap()..];
+    let listed: std::collections::BTreeSet<&str> = rules
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| l.split('|').nth(1).unwrap_or_default().split('`').skip(1).step_by(2))
+        .collect();
+    let codes: std::collections::BTreeSet<&str> = lhc::diagnostic::CODES.iter().copied().collect();
+    let missing: Vec<_> = codes.difference(&listed).collect();
+    let unknown: Vec<_> = listed.difference(&codes).collect();
+    assert!(missing.is_empty(), "codes missing from docs/reference.md: {missing:?}");
+    assert!(unknown.is_empty(), "docs/reference.md lists codes that do not exist: {unknown:?}");
+}

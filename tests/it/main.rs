@@ -5,6 +5,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod architecture;
 mod benchmarks;
 mod cases;
 mod cli;
