@@ -15,3 +15,4 @@ mod gitops;
 mod outputs;
 mod report;
 mod report_parsers;
+mod yaml;
