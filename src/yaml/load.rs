@@ -279,7 +279,8 @@ impl<'t> Loader<'t> {
             let len = if rest.starts_with("!<") {
                 rest.find('>').map_or(rest.len(), |i| i + 1)
             } else {
-                rest.find([' ', '\t', '\r', '\n']).unwrap_or(rest.len())
+                // Anchor names and shorthand tags end at a space or a flow indicator.
+                rest.find([' ', '\t', '\r', '\n', '[', ']', '{', '}', ',']).unwrap_or(rest.len())
             };
             at = self.skip_blank(at + len);
         }
@@ -372,12 +373,20 @@ impl<'t> Loader<'t> {
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), YamlError> {
         let Some(anchor) = self.anchors.get(&id) else {
+            if self.stack.iter().any(|f| f.anchor == id) {
+                return Err(YamlError::new(
+                    ErrorKind::RecursiveAlias,
+                    span,
+                    "this alias refers to the node it is in",
+                )
+                .help("a node cannot contain itself; write the values out instead"));
+            }
             return Err(YamlError::new(
-                ErrorKind::RecursiveAlias,
+                ErrorKind::Syntax,
                 span,
-                "this alias refers to the node it is in",
+                "this alias names an anchor of another document",
             )
-            .help("a node cannot contain itself; write the values out instead"));
+            .help("anchors do not reach across `---`; define the anchor in this document"));
         };
         let (size, height, anchor_span) = (anchor.size, anchor.height, anchor.node.span.clone());
         if self.stack.len() + height > self.limits.max_depth {
@@ -416,8 +425,10 @@ impl<'t> Loader<'t> {
             }
             match explicit.entry(KeyId::of(key)) {
                 std::collections::hash_map::Entry::Occupied(first) => {
-                    let e = duplicate(key, first.get().clone());
-                    self.error(e);
+                    if self.errors.len() < MAX_ERRORS {
+                        let e = duplicate(key, first.get().clone());
+                        self.error(e);
+                    }
                 }
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(key.span.clone());

@@ -65,7 +65,11 @@ impl<'v> OffsetMap<'v> {
         let mut runs: Vec<(usize, usize)> = vec![];
         let mut j = content;
         for (i, c) in value.char_indices() {
-            let window = &written[j..(j + WINDOW).min(written.len())];
+            let mut window_end = (j + WINDOW).min(written.len());
+            while !written.is_char_boundary(window_end) {
+                window_end -= 1;
+            }
+            let window = &written[j..window_end];
             let mut found = None;
             for (k, w) in window.char_indices() {
                 if w == c {

@@ -347,6 +347,9 @@ fn aliases_expand_with_the_alias_span_and_the_anchor_inside() {
     assert_eq!(this.span, find(text, "*d", 0));
     assert_eq!(this.get("replicas").unwrap().span, find(text, "3", 0));
     assert_eq!(errors("a: &a [1, *a]\n")[0].kind, ErrorKind::RecursiveAlias);
+    let e = errors("a: &x 1\n---\nb: *x\n");
+    assert!(e[0].message.contains("another document"), "{}", e[0].message);
+    assert_eq!(parse("a: &x[1]\n")[0].root.get("a").unwrap().span, 5..8);
     let e = errors("a: *nothing\n");
     assert_eq!((e[0].kind, e[0].span.start), (ErrorKind::Syntax, 3));
     assert!(e[0].message.contains("anchor"), "{}", e[0].message);
@@ -564,10 +567,32 @@ fn lhc_survives_arbitrary_bytes_as_yaml() {
             }
             text.insert_str(at, pieces[next(pieces.len())]);
         }
-        if let Err(errors) = parse_spanned(&text, &Limits::default()) {
-            for e in errors {
-                assert!(e.span.start <= e.span.end && e.span.end <= text.len(), "{e:?}");
-                let _ = e.render(&text);
+        let in_text = |e: &YamlError| {
+            assert!(e.span.start <= e.span.end && e.span.end <= text.len(), "{e:?}");
+            assert!(text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end));
+            let _ = e.render(&text);
+        };
+        match parse_spanned(&text, &Limits::default()) {
+            Err(errors) => errors.iter().for_each(in_text),
+            // Every string is tried as nested YAML too: spans stay inside the outer text.
+            Ok(docs) => {
+                for doc in &docs {
+                    walk(&doc.root, &mut |node| {
+                        assert!(text.get(node.span.clone()).is_some(), "{node:?}");
+                        if node.as_str().is_some() {
+                            match parse_nested(&text, node, &Limits::default()) {
+                                Ok(inner) => inner.iter().for_each(|d| {
+                                    walk(&d.root, &mut |n| {
+                                        assert!(n.span.start >= node.span.start);
+                                        assert!(n.span.end <= node.span.end.max(n.span.start));
+                                        assert!(text.get(n.span.clone()).is_some(), "{n:?}");
+                                    })
+                                }),
+                                Err(errors) => errors.iter().for_each(in_text),
+                            }
+                        }
+                    });
+                }
             }
         }
     }
