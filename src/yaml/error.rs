@@ -196,6 +196,12 @@ pub(super) fn syntax(span: Span, info: &str) -> YamlError {
             "remove it, or write it as an escape inside a double-quoted string (`\\u0007`)",
         ),
         (
+            "byte order mark must not appear",
+            ErrorKind::Syntax,
+            "a byte order mark (U+FEFF) inside the text",
+            "remove it: only the very start of a file may have one (files joined with `cat` keep theirs)",
+        ),
+        (
             "found an indentation indicator equal to 0",
             ErrorKind::Syntax,
             "a block scalar's indentation indicator cannot be 0",

@@ -515,8 +515,13 @@ impl<'t> Loader<'t> {
             return too_deep(at..at + len, self.limits.max_depth);
         }
         let mut err = error::syntax(at..at + len, e.info());
+        let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        if e.info().contains("mapping values are not allowed") && at - line_start > 1024 {
+            err.message =
+                "a key longer than 1024 characters must be written as an explicit key".into();
+            err.help = Some("write it as `? <key>` on one line and `: <value>` on the next".into());
+        }
         if err.kind == ErrorKind::Tab {
-            let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
             let upto = (at + len).min(self.text.len());
             if let Some(tab) = self.text[line_start..upto].find('\t') {
                 err.span = line_start + tab..line_start + tab + 1;

@@ -524,6 +524,14 @@ fn syntax_errors_say_where_and_what_to_do() {
     assert!(e[0].message.contains("not closed"), "{}", e[0].message);
     let e = errors("url: http://x: y\n");
     assert_eq!(e[0].kind, ErrorKind::Syntax);
+    let e = errors(&format!("{}: 1\n", "k".repeat(2000)));
+    assert!(e[0].message.contains("longer than 1024"), "{}", e[0].message);
+    let text = "a: 1\n---\n\u{feff}b: 2\n";
+    let e = errors(text);
+    assert_eq!(
+        (e[0].span.clone(), e[0].message.as_str()),
+        (9..12, "a byte order mark (U+FEFF) inside the text")
+    );
 }
 
 #[test]
