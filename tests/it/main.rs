@@ -16,3 +16,4 @@ mod gitops;
 mod outputs;
 mod report;
 mod report_parsers;
+mod yaml;
