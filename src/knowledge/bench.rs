@@ -25,6 +25,10 @@ pub struct ToolInfo {
     pub offset_increment: Option<String>,
 }
 
+/// The first line of lhc's fio Job log, before fio's JSON: `lhc-benchmark: tool=fio class=...`.
+/// The planner writes it and `lhc report` reads the class from it.
+pub const FIO_MARKER: &str = "lhc-benchmark:";
+
 const TOOLS: &str = include_str!("../../data/bench/tools.toml");
 
 pub fn tools() -> &'static Tools {

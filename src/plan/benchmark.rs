@@ -9,8 +9,7 @@ use crate::knowledge::bench;
 use crate::model::Tool;
 use crate::quantity::Bytes;
 
-/// The first line of the fio Job's log, before fio's JSON: `lhc-benchmark: tool=fio class=...`.
-pub const FIO_MARKER: &str = "lhc-benchmark:";
+pub use crate::knowledge::bench::FIO_MARKER;
 
 /// Jobs keep their pod (and its log) this long after they finish.
 pub const TTL_SECONDS: u64 = 7 * 24 * 3600;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::anchor;
 use super::fio_jobs::{self, Io, Job};
 use super::helpers::{Block, Ctx, Line, class_name, line_at};
-use crate::plan::benchmark::FIO_MARKER;
+use crate::knowledge::bench::FIO_MARKER;
 use crate::results::{Format, Run};
 
 /// Reads the document whose `{` is line `at`; `marker`: lhc's marker line and its class.

@@ -27,7 +27,7 @@ mod kubestr_text;
 use helpers::{Ctx, Line};
 
 use super::{ParseError, Parsed};
-use crate::plan::benchmark::FIO_MARKER;
+use crate::knowledge::bench::FIO_MARKER;
 
 /// Reads every run out of `text` (named `file` in errors and origins).
 ///
