@@ -441,14 +441,9 @@ fn report_cmd(
             }
         };
         let parsed = results::parse(&text, &name);
-        for e in &parsed.errors {
-            error(ui, &format!("{}:{}: {}", e.file, e.line, e.message));
-            failed = true;
-        }
-        if parsed.runs.is_empty() && parsed.errors.is_empty() {
-            error(ui, &format!("{name}: no benchmark result found"));
-            failed = true;
-        }
+        let source = lhc::source::Source::new(name.as_str(), text.as_str());
+        report_diagnostics(ui, &parsed.diagnostics, &source);
+        failed |= parsed.has_errors();
         let label = labels.get(i).cloned();
         for mut run in parsed.runs {
             if run.class.is_none() {
@@ -461,6 +456,8 @@ fn report_cmd(
         return INVALID;
     }
     let report = results::compare::build(&runs, baseline);
+    report_diagnostics(ui, &report.diagnostics, &report.arguments());
+    failed |= report.diagnostics.iter().any(|d| d.is_error());
     let text = match format {
         ReportFormat::Table => results::table::text(&report),
         ReportFormat::Markdown => results::table::markdown(&report),
@@ -475,6 +472,14 @@ fn report_cmd(
         }
     }
     if failed { INVALID } else { OK }
+}
+
+/// Prints the diagnostics of one `lhc report` input (or of its arguments).
+fn report_diagnostics(ui: &Ui, d: &[lhc::diagnostic::Diagnostic], source: &lhc::source::Source) {
+    eprint(&match ui.format {
+        MessageFormat::Human => report::human(d, source, ui.color),
+        MessageFormat::Json => report::json(d, source),
+    });
 }
 
 /// A yes from an environment variable: `true`, `yes`, `1`, `on`.
