@@ -280,6 +280,22 @@ pub enum Message {
     #[error("the cluster runs Kubernetes {theirs}, but {file} is written for {ours}")]
     KubernetesMismatch { theirs: String, file: String, ours: String },
 
+    // --- benchmark reports -------------------------------------------------------------------------
+    #[error("{}", if *empty { "the input is empty" } else { "no benchmark result found" })]
+    NoBenchmarkResult { empty: bool },
+    #[error("this is fio's text output; lhc reads fio's JSON")]
+    FioTextOutput,
+    #[error("{output} ends {before}")]
+    TruncatedBenchmarkResult { output: String, before: String },
+    #[error("{problem}")]
+    UnreadableBenchmarkLog { problem: String },
+    #[error("{tool} failed: {message}")]
+    FailedBenchmarkRun { tool: &'static str, message: String },
+    #[error("{}", dropped_lines(*lines))]
+    DroppedBenchmarkResult { lines: usize },
+    #[error("no row is of the baseline class `{class}`")]
+    UnknownBaseline { class: String },
+
     // --- gitops ------------------------------------------------------------------------------------
     #[error("`{key}` does nothing with `mode = \"{mode}\"`")]
     UnusedGitopsKey { key: String, mode: &'static str },
@@ -293,6 +309,18 @@ fn replicas_tail(eligible: usize, known: bool) -> String {
         format!("lhc knows only {eligible} {nodes} that can hold one")
     } else {
         format!("only {eligible} {nodes} can hold one")
+    }
+}
+
+fn dropped_lines(lines: usize) -> String {
+    if lines == 1 {
+        "skipped a line that looks like a benchmark result but is part of no output lhc reads"
+            .into()
+    } else {
+        format!(
+            "skipped {lines} lines that look like benchmark results but are part of no output lhc \
+             reads"
+        )
     }
 }
 
@@ -390,6 +418,13 @@ codes! {
     StaleOutput => "stale-output",
     NoManifests => "no-manifests",
     KubernetesMismatch => "kubernetes-version-mismatch",
+    NoBenchmarkResult => "no-benchmark-result",
+    FioTextOutput => "fio-text-output",
+    TruncatedBenchmarkResult => "truncated-benchmark-result",
+    UnreadableBenchmarkLog => "unreadable-benchmark-log",
+    FailedBenchmarkRun => "failed-benchmark-run",
+    DroppedBenchmarkResult => "dropped-benchmark-result",
+    UnknownBaseline => "unknown-baseline",
     UnusedGitopsKey => "unused-gitops-key",
     OutputCollision => "output-collision",
 }

@@ -67,18 +67,8 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         };
         let source = Source::new(&name, text);
         let parsed = results::parse(&source.text, &name);
-        let diagnostics: Vec<Diagnostic> = parsed
-            .errors
-            .iter()
-            .map(|e| {
-                Diagnostic::error(
-                    Message::Usage(format!("{}:{}: {}", e.file, e.line, e.message)),
-                    None,
-                )
-            })
-            .collect();
-        failed |= !diagnostics.is_empty();
-        out.diagnostics(ui, &diagnostics, None);
+        out.diagnostics(ui, &parsed.diagnostics, Some(&source));
+        failed |= parsed.has_errors();
         let label = o.labels.get(i).cloned();
         for mut run in parsed.runs {
             if run.class.is_none() {
@@ -92,6 +82,8 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         return out;
     }
     let report = results::compare::build(&runs, o.baseline);
+    out.diagnostics(ui, &report.diagnostics, Some(&report.arguments()));
+    failed |= report.diagnostics.iter().any(Diagnostic::is_error);
     out.print(&match o.format {
         Format::Table => results::table::text(&report),
         Format::Markdown => results::table::markdown(&report),

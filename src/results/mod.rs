@@ -2,8 +2,9 @@
 //! (IOPS; bandwidth in KiB/s; latency in microseconds), kept apart by read and write, random,
 //! sequential and mixed, and by the class and tool each came from.
 //!
-//! [`parse`] recognises each input by its content; `compare` derives changes against a
-//! baseline and the sanity verdicts; `table` and `chart` render the comparison.
+//! [`parse`] recognises each input by its content and says what it could not read as
+//! [`Diagnostic`]s; `compare` names the rows, derives changes against a baseline and the sanity
+//! verdicts; `table` and `chart` render the comparison.
 
 pub mod chart;
 pub mod compare;
@@ -13,6 +14,8 @@ pub mod table;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
 
 pub use parse::parse;
 
@@ -174,17 +177,19 @@ pub struct Baseline {
     pub cpu_idle: BTreeMap<Metric, f64>,
 }
 
-/// Input that is not a benchmark result lhc knows, or one cut short.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ParseError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
-
-/// What one input gave.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// What one input gave: its runs in input order, and what lhc has to say about the input
+/// (inputs it cannot read, outputs cut short, results it skipped), sorted by position, each
+/// with a span into the input's text: render them with
+/// `lhc::diagnostic::render::human(&parsed.diagnostics, Some(&Source::new(name, text)), color)`.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
     pub runs: Vec<Run>,
-    pub errors: Vec<ParseError>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Parsed {
+    /// Whether any diagnostic is an error (the input could not be read, in part or whole).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
 }

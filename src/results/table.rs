@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::compare::{Report, Row};
+use super::compare::{Report, Row, Section};
 use super::{Direction, Key, Metric, Pattern};
 
 /// 12345.6 → "12,346"
@@ -69,8 +69,25 @@ fn change_cell(row: &Row, metric: Metric, pattern: Pattern) -> String {
     pair(metric, pattern, |k| change.percent.get(&k).map(|p| format!("{p:+.2}%")))
 }
 
+/// The row `--baseline` chose in `section`, where it was read, and why when its class has
+/// several runs: `local (run 2), a.log:7 (the last of 2 runs of local)`.
+fn chosen(section: &Section) -> Option<String> {
+    let r = section.rows.get(section.baseline?)?;
+    let mut out = format!("{}, {}:{}", r.class, r.origin.file, r.origin.line);
+    let runs = section.rows.iter().filter(|o| o.name == r.name).count();
+    if runs > 1 {
+        let which = if section.rows.iter().rposition(|o| o.name == r.name) == section.baseline {
+            "the last of"
+        } else {
+            "picked by name among"
+        };
+        out.push_str(&format!(" ({which} {runs} runs of {})", r.name));
+    }
+    Some(out)
+}
+
 /// The rows of one section as cells: header, then a line per row (and per change).
-fn grid(report: &Report) -> Vec<(&'static str, Vec<Vec<String>>)> {
+fn grid(report: &Report) -> Vec<(&Section, Vec<Vec<String>>)> {
     report
         .sections
         .iter()
@@ -91,7 +108,7 @@ fn grid(report: &Report) -> Vec<(&'static str, Vec<Vec<String>>)> {
                     lines.push(line);
                 }
             }
-            (s.tool, lines)
+            (s, lines)
         })
         .collect()
 }
@@ -109,11 +126,14 @@ fn verdict_lines(report: &Report, out: &mut String) {
 /// The aligned table, a block per tool, then the verdicts.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
-    for (tool, lines) in grid(report) {
+    for (section, lines) in grid(report) {
         let widths: Vec<usize> = (0..lines[0].len())
             .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
             .collect();
-        let _ = writeln!(out, "{tool}");
+        let _ = writeln!(out, "{}", section.tool);
+        if let Some(base) = chosen(section) {
+            let _ = writeln!(out, "  baseline: {base}");
+        }
         for (i, line) in lines.iter().enumerate() {
             let cells: Vec<String> = line
                 .iter()
@@ -142,8 +162,11 @@ pub fn text(report: &Report) -> String {
 /// A Markdown table per tool, then the verdicts as a list.
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
-    for (tool, lines) in grid(report) {
-        let _ = writeln!(out, "### {tool}\n");
+    for (section, lines) in grid(report) {
+        let _ = writeln!(out, "### {}\n", section.tool);
+        if let Some(base) = chosen(section) {
+            let _ = writeln!(out, "Baseline: {}\n", base.replace('|', "\\|"));
+        }
         for (i, line) in lines.iter().enumerate() {
             let cells: Vec<String> = line.iter().map(|c| c.trim().replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -172,10 +195,12 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// One line per value: `tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs`.
+/// One line per value:
+/// `tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs,source`.
 pub fn csv(report: &Report) -> String {
-    let mut out =
-        String::from("tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs\n");
+    let mut out = String::from(
+        "tool,class,baseline,metric,pattern,direction,value,unit,change_percent,vs,source\n",
+    );
     for s in &report.sections {
         for r in &s.rows {
             for (k, v) in &r.values {
@@ -185,7 +210,7 @@ pub fn csv(report: &Report) -> String {
                 let (pct, vs) = change.unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{}",
                     s.tool,
                     csv_field(&r.class),
                     r.baseline,
@@ -199,7 +224,8 @@ pub fn csv(report: &Report) -> String {
                     v,
                     csv_field(k.metric.unit()),
                     pct,
-                    csv_field(&vs)
+                    csv_field(&vs),
+                    csv_field(&format!("{}:{}", r.origin.file, r.origin.line))
                 );
             }
         }
@@ -238,6 +264,8 @@ pub fn json(report: &Report) -> String {
                         r.cpu_idle.iter().map(|(m, v)| (m.name().to_string(), json!(v))).collect();
                     json!({
                         "class": r.class,
+                        "name": r.name,
+                        "run": r.run,
                         "baseline": r.baseline,
                         "compared_with": r.change.as_ref().map(|c| c.baseline.clone()),
                         "values": values,
@@ -247,7 +275,8 @@ pub fn json(report: &Report) -> String {
                     })
                 })
                 .collect();
-            json!({ "tool": s.tool, "rows": rows })
+            let baseline = s.baseline.and_then(|b| s.rows.get(b)).map(|r| r.class.clone());
+            json!({ "tool": s.tool, "baseline": baseline, "rows": rows })
         })
         .collect();
     let mut text = serde_json::to_string_pretty(&json!({

@@ -1,6 +1,8 @@
 //! One pinned example per diagnostic code: `tests/diagnostics/<code>.toml` (or a folder
 //! `<code>/` of several files), checked with `lhc check`, and the full rendered message in
-//! `<code>.stderr`. `LHC_BLESS=1 cargo test diagnostics::` rewrites the `.stderr` files.
+//! `<code>.stderr`. A folder may hold an `args` file, one lhc argument per line (`report`,
+//! `bad.log`), run instead of `check` on its `.toml` files. `LHC_BLESS=1 cargo test
+//! diagnostics::` rewrites the `.stderr` files.
 
 use crate::common::{Test, assert_golden, read, repo};
 
@@ -59,10 +61,17 @@ fn pinned_messages_match() {
         let mut test = Test::new();
         let mut args = vec!["check".to_string(), "--color".into(), "never".into()];
         for (name, text) in &files {
+            if name == "args" {
+                continue;
+            }
             test = test.file(name, text);
             if name.ends_with(".toml") {
                 args.push(name.clone());
             }
+        }
+        if let Some((_, given)) = files.iter().find(|(name, _)| name == "args") {
+            args = given.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+            args.extend(["--color".to_string(), "never".to_string()]);
         }
         let out = test.run_args(&args);
         let marker_error = format!("error[{code}]");

@@ -183,9 +183,21 @@ fn unreadable_inputs_are_errors_and_the_rest_is_still_reported() {
         "report", "good.txt", "junk.txt", "cut.txt", "--label", "a", "--label", "b", "--label", "c",
     ]);
     out.code(1);
-    assert!(out.stderr.contains("junk.txt:1:"), "{}", out.stderr);
+    // Each problem is a diagnostic with its code, the file, line and column, and the line.
     assert!(
-        out.stderr.lines().any(|l| l.contains("cut.txt:") && l.starts_with("error")),
+        out.stderr
+            .contains("error[no-benchmark-result]: no benchmark result found\n --> junk.txt:1:1\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("error[truncated-benchmark-result]: the kbench summary ends"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--> cut.txt:17:9\n"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("17 |         Random:         97,206 / 129,120\n"),
         "{}",
         out.stderr
     );
@@ -294,4 +306,254 @@ fn stdin_is_read_with_a_dash() {
     out.code(0);
     assert!(out.stdout.contains("ceph"), "{}", out.stdout);
     assert!(out.stdout.contains("2,664 / 4,115"), "{}", out.stdout);
+}
+
+/// kbench summaries given as `<file> <label>`, each file copied from `fixture`.
+fn labelled(files: &[(&str, &str, &str)], args: &[&str]) -> (Test, Output) {
+    let mut t = Test::new();
+    let mut all = vec!["report".to_string()];
+    for (file, fixture, _) in files {
+        t = t.file(file, &read(repo().join("tests/fixtures/bench").join(fixture)));
+        all.push(file.to_string());
+    }
+    for (_, _, label) in files {
+        all.extend(["--label".to_string(), label.to_string()]);
+    }
+    all.extend(args.iter().map(|s| s.to_string()));
+    let out = t.run_args(&all);
+    (t, out)
+}
+
+const TWO_LOCALS: &[(&str, &str, &str)] = &[
+    ("old.txt", "kbench/summary-local-quick.txt", "local"),
+    ("nvme.txt", "kbench/summary-example-5.txt", "nvme"),
+    ("new.txt", "kbench/summary-example-3.txt", "local"),
+];
+
+#[test]
+fn the_baseline_is_the_last_run_of_its_class_in_every_format() {
+    let (_, out) = labelled(TWO_LOCALS, &["--baseline", "local"]);
+    out.code(0);
+    let base = "local (new.txt run 1)";
+    assert!(
+        out.stdout
+            .contains(&format!("  baseline: {base}, new.txt:1 (the last of 2 runs of local)\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains(&format!("  {base} (baseline)")), "{}", out.stdout);
+    // The other run of the class and the other class: changes against the same run.
+    assert_eq!(out.stdout.matches(&format!("change vs {base}")).count(), 2, "{}", out.stdout);
+    // The verdicts compare with that run too (summary-example-3's reads are far slower).
+    for line in out.stdout.lines().filter(|l| l.starts_with("warning[")) {
+        assert!(line.contains(&format!("than `{base}`")), "{line}");
+    }
+    let (_, md) = labelled(TWO_LOCALS, &["--baseline", "local", "--format", "markdown"]);
+    assert!(md.stdout.contains(&format!("Baseline: {base}, new.txt:1")), "{}", md.stdout);
+    let (_, csv) = labelled(TWO_LOCALS, &["--baseline", "local", "--format", "csv"]);
+    let rows: Vec<&str> = csv.stdout.lines().filter(|l| l.contains(",true,")).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|l| l.starts_with(&format!("kbench,{base},"))));
+    assert!(csv.stdout.contains(&format!(",{base},old.txt:1\n")), "{}", csv.stdout);
+    let (t, json) =
+        labelled(TWO_LOCALS, &["--baseline", "local", "--format", "json", "--chart", "c.svg"]);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["sections"][0]["baseline"], base);
+    let rows = v["sections"][0]["rows"].as_array().unwrap();
+    let flags: Vec<(&str, bool, &Value)> = rows
+        .iter()
+        .map(|r| {
+            (r["class"].as_str().unwrap(), r["baseline"].as_bool().unwrap(), &r["compared_with"])
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("local (old.txt run 1)", false, &Value::from(base)),
+            ("nvme", false, &Value::from(base)),
+            (base, true, &Value::Null),
+        ]
+    );
+    let svg = read(t.path().join("c.svg"));
+    assert!(svg.contains(&format!(">{base} (baseline)</text>")), "{svg}");
+    // An exact row name picks the other run.
+    let (_, out) = labelled(TWO_LOCALS, &["--baseline", "local (old.txt run 1)"]);
+    assert!(out.stdout.contains("  local (old.txt run 1) (baseline)"), "{}", out.stdout);
+}
+
+#[test]
+fn an_unknown_baseline_is_an_error_and_the_report_is_still_shown() {
+    let (_, out) = labelled(TWO_LOCALS, &["--baseline", "nvmee", "--color", "never"]);
+    out.code(1);
+    assert!(
+        out.stderr
+            .starts_with("error[unknown-baseline]: no row is of the baseline class `nvmee`\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("= help: did you mean `nvme`?"), "{}", out.stderr);
+    assert!(out.stdout.contains("nvme") && !out.stdout.contains("change vs"), "{}", out.stdout);
+}
+
+#[test]
+fn rows_are_named_from_the_log_else_by_file_and_line_with_runs_numbered_per_file() {
+    let six = "pastes/dbench-summaries-one-title.txt";
+    let headed = "pastes/dbench-summaries-headings.md";
+    let (_, out) = report(&[six, headed], &["--format", "json"]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<(&str, u64)> = v["sections"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["class"].as_str().unwrap(), r["run"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("pastes/dbench-summaries-one-title.txt:1", 1),
+            ("pastes/dbench-summaries-one-title.txt:9", 2),
+            ("pastes/dbench-summaries-one-title.txt:14", 3),
+            ("pastes/dbench-summaries-one-title.txt:19", 4),
+            ("pastes/dbench-summaries-one-title.txt:24", 5),
+            ("pastes/dbench-summaries-one-title.txt:29", 6),
+            ("local-path", 1),
+            ("nfs-synology", 2),
+            ("longhorn", 3),
+        ]
+    );
+    // One label for a file of several runs: the runs are numbered in their file.
+    let (_, out) =
+        report(&[six, "dbench/summary-example-1.txt"], &["--label", "a", "--label", "a"]);
+    for name in [
+        "a (pastes/dbench-summaries-one-title.txt run 6)",
+        "a (dbench/summary-example-1.txt run 1)",
+    ] {
+        assert!(out.stdout.contains(name), "{name}: {}", out.stdout);
+    }
+}
+
+/// The attribute `name` of every element of class `class` in `svg`.
+fn attrs(svg: &str, class: &str, name: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.attribute("class") == Some(class))
+        .filter_map(|n| n.attribute(name).map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_chart_wraps_its_legend_and_tells_many_rows_apart() {
+    let (t, out) = report(
+        &[
+            "pastes/dbench-summaries-one-title.txt",
+            "pastes/dbench-summaries-headings.md",
+            "pastes/dbench-commented.txt",
+        ],
+        &["--chart", "c.svg"],
+    );
+    out.code(0);
+    let svg = read(t.path().join("c.svg"));
+    // Eleven rows: eleven fills, the last three patterns defined in the image.
+    let fills = attrs(&svg, "swatch", "fill");
+    assert_eq!(fills.len(), 11);
+    let distinct: std::collections::BTreeSet<&String> = fills.iter().collect();
+    assert_eq!(distinct.len(), 11, "{fills:?}");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    for fill in &fills[8..] {
+        let id = fill.strip_prefix("url(#").and_then(|f| f.strip_suffix(')')).unwrap();
+        assert!(
+            doc.descendants().any(|n| n.has_tag_name("pattern") && n.attribute("id") == Some(id))
+        );
+    }
+    // Every legend entry ends inside the image, on several lines.
+    let width: f64 = doc.root_element().attribute("width").unwrap().parse().unwrap();
+    let xs = attrs(&svg, "legend", "x");
+    let widths = attrs(&svg, "legend", "data-width");
+    for (x, w) in xs.iter().zip(&widths) {
+        let (x, w): (f64, f64) = (x.parse().unwrap(), w.parse().unwrap());
+        assert!(x - 16.0 + w <= width, "legend entry at {x} of width {w}");
+    }
+    let lines: std::collections::BTreeSet<String> =
+        attrs(&svg, "legend", "y").into_iter().collect();
+    assert!(lines.len() > 1, "the legend wraps: {lines:?}");
+}
+
+#[test]
+fn the_chart_uses_a_log_scale_over_two_orders_of_magnitude_and_one_unit_per_panel() {
+    let (t, _) = report(
+        &["dbench/summary-example-1.txt", "dbench/summary-example-3.txt"],
+        &["--chart", "c.svg", "--label", "fast", "--label", "slow"],
+    );
+    let svg = read(t.path().join("c.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let panels: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("panel"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect();
+    // IOPS span 342 to 75,700; bandwidth 20.7 to 536 MiB/s; latency one value per side.
+    assert_eq!(
+        panels,
+        [
+            "IOPS, higher is better, log scale",
+            "Bandwidth (MiB/s), higher is better",
+            "Latency (µs), lower is better",
+        ]
+    );
+    // Ticks are plain numbers in the panel's unit, powers of ten on the log axis.
+    let ticks: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("tick"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(ticks[..4], ["100", "1,000", "10,000", "100,000"]);
+    assert!(
+        ticks.iter().all(|t| t.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.')),
+        "{ticks:?}"
+    );
+    // Value labels in the same unit: 523MiB/s is `523`, not `523.0 MiB/s`.
+    let values: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("value"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        values.contains(&"523".to_string()) && values.contains(&"25.2".to_string()),
+        "{values:?}"
+    );
+    // On the log axis bars keep their order: 75,700 is taller than 2,664, and both show.
+    let bars: Vec<(String, f64)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("bar"))
+        .map(|n| {
+            (
+                n.attribute("data-value").unwrap().to_string(),
+                n.attribute("height").unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    let h = |v: &str| bars.iter().find(|(x, _)| x == v).unwrap().1;
+    assert!(h("75700") > h("2664") && h("2664") > h("342") && h("342") > 0.0, "{bars:?}");
+}
+
+#[test]
+fn message_format_json_reports_unreadable_inputs_as_json_lines() {
+    let t = Test::new()
+        .file("good.txt", &read(repo().join("tests/fixtures/bench/kbench/summary-local-quick.txt")))
+        .file("junk.txt", "hello\nthis is not a benchmark\n");
+    let out = t.run_args(&["report", "good.txt", "junk.txt", "--message-format", "json"]);
+    out.code(1);
+    let lines: Vec<serde_json::Value> =
+        out.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert_eq!(lines[0]["code"], "no-benchmark-result");
+    assert_eq!(lines[0]["severity"], "error");
+    assert_eq!(lines[0]["file"], "junk.txt");
+    assert_eq!((lines[0]["line"].as_u64(), lines[0]["column"].as_u64()), (Some(1), Some(1)));
+    assert!(out.stdout.contains("97,206 / 129,120"), "the good input is still reported");
+    // A command-line problem is a JSON line too.
+    let out = t.run_args(&["report", "missing.txt", "--message-format", "json"]);
+    out.code(2);
+    let d: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
+    assert_eq!(d["code"], "cannot-read");
 }

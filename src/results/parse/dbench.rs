@@ -8,6 +8,8 @@
 //! Mixed Random Read/Write IOPS: 43.1k/14.4k
 //! ```
 //!
+//! The title and its rules (`= Dbench Summary =`) may be missing: pastes of several summaries
+//! often keep only the first one's; the first line then starts the summary.
 //! Quick mode prints only the first line. IOPS carry fio's `k`/`M` suffixes; bandwidths their
 //! binary unit (`523MiB/s`, `1264B/s`); any field may be empty (a missing value). The latency
 //! label says usec, but dbench cuts the number out of fio's `lat (<unit>): … avg=` line
@@ -24,38 +26,66 @@ use super::helpers::{
     Block, Ctx, Line, TimeUnit, bandwidth_kib, class_name, decimal, line_at, scaled, split_pair,
 };
 use super::{Anchor, anchor, is_rule};
+use crate::diagnostic::Diagnostic;
 use crate::results::{Direction, Format, Key, Metric, Pattern, Run};
+
+/// The summary's first line starts with this.
+pub(super) const FIRST: &str = "Random Read/Write IOPS:";
+
+/// The labels of the summary's other lines.
+const FIELDS: [&str; 3] =
+    ["Average Latency", "Sequential Read/Write:", "Mixed Random Read/Write IOPS:"];
+
+/// Whether `t` is a line of dbench's summary.
+pub(super) fn looks_like_field(t: &str) -> bool {
+    t.starts_with(FIRST) || FIELDS.iter().any(|f| t.starts_with(f))
+}
 
 /// Reads the log whose `Working dir:` line is `at`, through its summary.
 pub(super) fn parse_log(cx: Ctx, lines: &[Line], at: usize) -> Block {
-    let origin = line_at(lines, at);
     let dir = lines.get(at).and_then(|l| l.trimmed().strip_prefix("Working dir:")).unwrap_or("");
     let class = dir.trim().strip_prefix("/lhc/").and_then(|d| d.rsplit('/').find_map(class_name));
     let mut log = FioLog::default();
     let mut i = at + 1;
     while let Some(line) = lines.get(i) {
-        match anchor(line) {
-            Some(Anchor::DbenchSummary) => {
-                let mut block = summary(cx, lines, i, origin, Some(&log));
-                for run in &mut block.runs {
-                    run.class.clone_from(&class);
-                }
-                return block;
-            }
+        let fields = match anchor(line) {
+            Some(Anchor::DbenchSummary) => Some(title_end(lines, i)),
+            Some(Anchor::DbenchFirst) => Some(i),
             Some(_) => break,
-            None => log.read(line),
+            None => None,
+        };
+        if let Some(fields) = fields {
+            let mut block = summary(cx, lines, fields, at, Some(&log));
+            for run in &mut block.runs {
+                run.class.clone_from(&class);
+            }
+            return block;
         }
+        log.read(line);
         i += 1;
     }
-    let message = format!("the dbench log that starts at line {origin} ends before its summary");
-    Block::error(cx.error(line_at(lines, i), message), i)
+    let start = Some(cx.at(lines, at));
+    Block::error(cx.truncated(cx.at(lines, i), "the dbench log", "before its summary", start), i)
 }
 
 /// Reads the summary alone, whose `= Dbench Summary =` line is `at`.
 pub(super) fn parse_summary(cx: Ctx, lines: &[Line], at: usize) -> Block {
-    let head =
-        if at > 0 && lines.get(at - 1).is_some_and(|l| is_rule(l.trimmed())) { at - 1 } else { at };
-    summary(cx, lines, at, line_at(lines, head), None)
+    summary(cx, lines, title_end(lines, at), rule_above(lines, at), None)
+}
+
+/// Reads a summary without its title, whose first line is `at`.
+pub(super) fn parse_untitled(cx: Ctx, lines: &[Line], at: usize) -> Block {
+    summary(cx, lines, at, rule_above(lines, at), None)
+}
+
+/// The index of the rule above line `at`, if there is one, else `at`.
+fn rule_above(lines: &[Line], at: usize) -> usize {
+    if at > 0 && lines.get(at - 1).is_some_and(|l| is_rule(l.trimmed())) { at - 1 } else { at }
+}
+
+/// The index of the line after the title `at` and the rule under it.
+fn title_end(lines: &[Line], at: usize) -> usize {
+    if lines.get(at + 1).is_some_and(|l| is_rule(l.trimmed())) { at + 2 } else { at + 1 }
 }
 
 /// What fio's text output in the log tells: its version, whether the latency tests ran, and
@@ -96,25 +126,34 @@ impl FioLog {
     }
 }
 
-/// The summary whose title is line `at`, for a run starting at line `origin`.
-fn summary(cx: Ctx, lines: &[Line], at: usize, origin: usize, log: Option<&FioLog>) -> Block {
-    let mut i = at + 1;
-    if lines.get(i).is_some_and(|l| is_rule(l.trimmed())) {
-        i += 1;
-    }
-    let mut run = cx.run(Format::Dbench, origin);
+/// The summary whose first line is `at` (after its title, if any), for a run whose first line
+/// is `head`.
+fn summary(cx: Ctx, lines: &[Line], at: usize, head: usize, log: Option<&FioLog>) -> Block {
+    let mut i = at;
+    let mut run = cx.run(Format::Dbench, line_at(lines, head));
+    let start = Some(cx.at(lines, head));
+    let output = if log.is_some() { "the dbench log" } else { "the dbench summary" };
     run.fio_version = log.and_then(|l| l.version.clone());
+    let unreadable = |i: usize, m: String| -> Diagnostic { cx.unreadable(cx.at(lines, i), m) };
 
-    let Some(first) = field(lines, i, "Random Read/Write IOPS:") else {
-        let message = if i < lines.len() {
-            "expected `Random Read/Write IOPS: …` after the dbench summary's title"
+    let Some(first) = field(lines, i, FIRST) else {
+        let d = if i < lines.len() {
+            unreadable(
+                i,
+                "expected `Random Read/Write IOPS: …` after the dbench summary's title".into(),
+            )
         } else {
-            "the dbench summary ends before its first line"
+            let before = if log.is_some() {
+                "before its summary's first line"
+            } else {
+                "before its first line"
+            };
+            cx.truncated(cx.at(lines, i), output, before, start)
         };
-        return Block::error(cx.error(line_at(lines, i), message), i);
+        return Block::error(d, i);
     };
     if let Err(m) = random(&mut run, first) {
-        return Block::error(cx.error(line_at(lines, i), m), i + 1);
+        return Block::error(unreadable(i, m), i + 1);
     }
     i += 1;
 
@@ -125,7 +164,7 @@ fn summary(cx: Ctx, lines: &[Line], at: usize, origin: usize, log: Option<&FioLo
     match latency_line {
         Some((label, value)) => {
             if let Err(m) = latency(&mut run, label, value, log) {
-                return Block::error(cx.error(line_at(lines, i), m), i + 1);
+                return Block::error(unreadable(i, m), i + 1);
             }
             i += 1;
             type Read = fn(&mut Run, &str) -> Result<(), String>;
@@ -133,28 +172,28 @@ fn summary(cx: Ctx, lines: &[Line], at: usize, origin: usize, log: Option<&FioLo
                 [("Sequential Read/Write:", sequential), ("Mixed Random Read/Write IOPS:", mixed)];
             for (name, read) in rest {
                 let Some(value) = field(lines, i, name) else {
-                    let name = name.trim_end_matches(':');
-                    let m = format!("the dbench summary ends before its `{name}` line");
-                    return Block::error(cx.error(line_at(lines, i), m), i);
+                    let before = format!("before its `{}` line", name.trim_end_matches(':'));
+                    let d = cx.truncated(cx.at(lines, i), output, before, start.clone());
+                    return Block::error(d, i);
                 };
                 if let Err(m) = read(&mut run, value) {
-                    return Block::error(cx.error(line_at(lines, i), m), i + 1);
+                    return Block::error(unreadable(i, m), i + 1);
                 }
                 i += 1;
             }
         }
         // Quick mode: the first line only.
         None if log.is_some_and(|l| l.latency_tests) => {
-            let m = "the dbench summary ends before its latency line, though the log shows \
-                     the latency tests ran";
-            return Block::error(cx.error(line_at(lines, i), m), i);
+            let before = "before its latency line, though the latency tests ran";
+            let d = cx.truncated(cx.at(lines, i), output, before, start);
+            return Block::error(d, i);
         }
         None => {}
     }
 
     if run.values.is_empty() {
         let m = "the dbench summary has no numbers, only empty fields";
-        return Block::error(cx.error(line_at(lines, at), m), i);
+        return Block::error(unreadable(at, m.into()), i);
     }
     Block::run(run, i)
 }

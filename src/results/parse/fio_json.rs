@@ -11,29 +11,32 @@ use serde_json::Value;
 use super::anchor;
 use super::fio_jobs::{self, Io, Job};
 use super::helpers::{Block, Ctx, Line, class_name, line_at};
+use crate::diagnostic::Diagnostic;
 use crate::knowledge::bench::FIO_MARKER;
 use crate::results::{Format, Run};
 
-/// Reads the document whose `{` is line `at`; `marker`: lhc's marker line and its class.
+/// Reads the document whose `{` is line `at`; `marker`: the index of lhc's marker line and its
+/// class.
 pub(super) fn parse(
     cx: Ctx,
     lines: &[Line],
     at: usize,
     marker: Option<(usize, Option<String>)>,
 ) -> Block {
-    let start = line_at(lines, at);
-    let what = format!("fio's JSON that starts at line {start}");
+    let what = "fio's JSON";
     let (doc, next) = match json_span(lines, at, "}") {
         Ok(found) => found,
-        Err(e) => return Block::error(cx.error(e.line, format!("{what} {}", e.problem)), e.next),
+        Err(e) => return Block::error(e.diagnostic(cx, lines, what, at), e.next),
     };
-    let (origin, class) = marker.unwrap_or((start, None));
-    let mut run = cx.run(Format::FioJson, origin);
+    let (head, class) = marker.unwrap_or((at, None));
+    let mut run = cx.run(Format::FioJson, line_at(lines, head));
     run.class = class;
     let filled = read_document(&doc).and_then(|d| fill(&mut run, d));
     match filled {
         Ok(()) => Block::run(run, next),
-        Err(problem) => Block::error(cx.error(start, format!("{what} {problem}")), next),
+        Err(problem) => {
+            Block::error(cx.unreadable(cx.at(lines, at), format!("this JSON {problem}")), next)
+        }
     }
 }
 
@@ -50,12 +53,35 @@ pub(super) fn is_fio_text_job(t: &str) -> bool {
     t.contains(": (groupid=") && t.contains("jobs=")
 }
 
+/// Whether `t` is a line of the results in fio's text output.
+pub(super) fn is_fio_text_result(t: &str) -> bool {
+    is_fio_text_job(t)
+        || ["read: IOPS=", "write: IOPS=", "READ: bw=", "WRITE: bw="]
+            .iter()
+            .any(|p| t.starts_with(p))
+}
+
 /// Why a JSON span could not be read.
 #[derive(Debug)]
 pub(super) struct SpanError {
+    /// The index of the line to blame.
     pub line: usize,
     pub problem: String,
+    /// Whether the JSON stops before its end (rather than being broken inside).
+    pub truncated: bool,
     pub next: usize,
+}
+
+impl SpanError {
+    /// The diagnostic for `what` (`fio's JSON`), whose first line is `at`.
+    pub fn diagnostic(&self, cx: Ctx, lines: &[Line], what: &str, at: usize) -> Diagnostic {
+        let span = cx.at(lines, self.line);
+        if self.truncated {
+            cx.truncated(span, what, self.problem.clone(), Some(cx.at(lines, at)))
+        } else {
+            cx.unreadable(span, format!("{what} {}", self.problem))
+        }
+    }
 }
 
 /// The JSON value that starts on line `at` (a `{` or `[` line) and ends with its matching
@@ -81,12 +107,13 @@ pub(super) fn json_span(
         Some(Err(e)) if !e.is_eof() => {
             let message = e.to_string();
             let message = message.rfind(" at line ").map_or(message.as_str(), |p| &message[..p]);
-            let line = region.get(e.line().saturating_sub(1)).map_or(line_at(lines, at), |l| l.no);
-            Err(SpanError { line, problem: format!("is not valid JSON: {message}"), next: end })
+            let line = at + e.line().saturating_sub(1).min(region.len().saturating_sub(1));
+            let problem = format!("is not valid JSON: {message}");
+            Err(SpanError { line, problem, truncated: false, next: end })
         }
         _ => {
-            let problem = format!("ends before its closing `{close}`");
-            Err(SpanError { line: line_at(lines, end.saturating_sub(1)), problem, next: end })
+            let problem = format!("before its closing `{close}`");
+            Err(SpanError { line: end.saturating_sub(1), problem, truncated: true, next: end })
         }
     }
 }
@@ -195,17 +222,17 @@ mod tests {
     fn spans() {
         let l = lines("x\n{\n  \"a\": [\n}\n");
         let e = json_span(&l, 1, "}").err().map(|e| (e.line, e.next));
-        assert_eq!(e, Some((4, 4)));
+        assert_eq!(e, Some((3, 4)));
         let l = lines("{\n  \"a\": [1,\n{\n\"b\": 2\n  }\n");
         let e = json_span(&l, 0, "}").err().map(|e| (e.line, e.problem, e.next));
-        assert_eq!(e, Some((2, "ends before its closing `}`".into(), 2)));
+        assert_eq!(e, Some((1, "before its closing `}`".into(), 2)));
         let l = lines("{\n\t\"a\": 1\n  }\n");
         assert_eq!(json_span(&l, 0, "}").ok().map(|(_, n)| n), Some(3));
         let l = lines("{\n  \"a\": 1\n}\nrest");
         assert_eq!(json_span(&l, 0, "}").ok().map(|(_, n)| n), Some(3));
         let l = lines("{\n  \"a\": 1\n");
         let e = json_span(&l, 0, "}").err();
-        assert_eq!(e.map(|e| e.problem), Some("ends before its closing `}`".into()));
+        assert_eq!(e.map(|e| e.problem), Some("before its closing `}`".into()));
     }
 
     #[test]

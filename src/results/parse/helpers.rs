@@ -1,14 +1,23 @@
-//! What the parsers share: the input cut into clean lines, and the numbers and units the tools
-//! print, turned into lhc's units (KiB/s, microseconds).
+//! What the parsers share: the input cut into clean lines (each with its span in the input),
+//! the diagnostics they report, and the numbers and units the tools print, turned into lhc's
+//! units (KiB/s, microseconds).
 
-use crate::results::{Format, Origin, ParseError, Run};
+use crate::diagnostic::{Diagnostic, Message};
+use crate::results::{Format, Origin, Run};
+use crate::source::Span;
 
-/// One line of the input: ANSI escapes, control characters and the `\r` of CRLF removed.
+/// One line of the input: ANSI escapes, control characters and the `\r` of CRLF removed; after
+/// [`undecorate`], also the markup of a paste (comment signs, quotes, bullets, emphasis).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Line {
     /// 1-based, in the original text.
     pub no: usize,
+    /// The line's bytes in the original text, without its line break.
+    pub span: Span,
     pub text: String,
+    /// The line was a `#` comment, a markdown heading or a bold-only line: it may name the
+    /// output below it.
+    pub heading: bool,
 }
 
 impl Line {
@@ -19,10 +28,76 @@ impl Line {
 
 /// Cuts `text` into lines, numbered from 1, each cleaned for parsing.
 pub(super) fn lines(text: &str) -> Vec<Line> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (mut start, text) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ('\u{feff}'.len_utf8(), rest),
+        None => (0, text),
+    };
     // A final newline ends the last line; it does not start another.
     let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n').enumerate().map(|(i, raw)| Line { no: i + 1, text: clean(raw) }).collect()
+    let mut out = vec![];
+    for (i, raw) in body.split('\n').enumerate() {
+        let visible = raw.strip_suffix('\r').unwrap_or(raw);
+        out.push(Line {
+            no: i + 1,
+            span: start..start + visible.len(),
+            text: clean(raw),
+            heading: false,
+        });
+        start += raw.len() + 1;
+    }
+    out
+}
+
+/// Removes the markup a paste wraps a log in, which no tool prints: `>` quotes, `#` comment
+/// signs and heading marks, list bullets (`-`, `*`, `+`, `1.`), `**` emphasis and backticks
+/// (code spans), and code fences (```` ```json ````, which become blank). A `#` line or a line
+/// that is all bold is marked as a heading. kubestr's status (`- OK`) is not a bullet.
+pub(super) fn undecorate(line: &mut Line) {
+    let original = line.text.as_str();
+    let mut t = original;
+    let mut heading = false;
+    let mut changed = false;
+    loop {
+        let lead = t.trim_start();
+        if let Some(rest) = lead.strip_prefix('>') {
+            t = rest.strip_prefix(' ').unwrap_or(rest);
+        } else if lead.starts_with('#') {
+            let rest = lead.trim_start_matches('#');
+            t = rest.strip_prefix(' ').unwrap_or(rest);
+            heading = true;
+        } else {
+            break;
+        }
+        changed = true;
+    }
+    let lead = t.trim_start();
+    if lead.starts_with("```") || lead.starts_with("~~~") {
+        line.text = String::new();
+        line.heading = false;
+        return;
+    }
+    let bullet = ["- ", "* ", "+ "].iter().find_map(|b| lead.strip_prefix(b)).or_else(|| {
+        let digits = lead.bytes().take_while(u8::is_ascii_digit).count();
+        let rest = lead.get(digits..)?;
+        (digits > 0 && digits < 4).then(|| rest.strip_prefix(". ").or(rest.strip_prefix(") ")))?
+    });
+    if let Some(rest) = bullet {
+        if !matches!(rest.trim(), "OK" | "Error") && !rest.trim().is_empty() {
+            t = rest;
+            changed = true;
+        }
+    }
+    let bold = {
+        let b = t.trim();
+        b.len() > 4 && b.starts_with("**") && b.ends_with("**")
+    };
+    if t.contains("**") || t.contains('`') {
+        let plain = t.replace("**", "").replace('`', "");
+        line.text = plain;
+    } else if changed {
+        line.text = t.to_string();
+    }
+    line.heading = heading || bold;
 }
 
 /// Removes ANSI escape sequences (colours, cursor moves, OSC titles) and control characters
@@ -71,15 +146,81 @@ pub(super) fn clean(raw: &str) -> String {
     out
 }
 
-/// Where errors and runs say they come from.
+/// Where diagnostics and runs say they come from.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ctx<'a> {
     pub file: &'a str,
+    /// The whole input, which spans point into.
+    pub text: &'a str,
 }
 
+/// What lhc reads, for the help of a diagnostic.
+pub(super) const READS: &str = "lhc reads kbench's and dbench's summaries, `kubestr fio` output \
+    (text or `-o json`), fio's JSON and the logs of lhc's benchmark Jobs, also inside \
+    `kubectl logs` output and pasted with comments or markdown";
+
 impl Ctx<'_> {
-    pub fn error(&self, line: usize, message: impl Into<String>) -> ParseError {
-        ParseError { file: self.file.to_string(), line, message: message.into() }
+    /// The span of line `i`, without its indentation (the input's last line past the end).
+    pub fn at(&self, lines: &[Line], i: usize) -> Span {
+        match lines.get(i).or(lines.last()) {
+            Some(l) => self.trim(l.span.clone()),
+            None => 0..0,
+        }
+    }
+
+    fn trim(&self, span: Span) -> Span {
+        let Some(raw) = self.text.get(span.clone()) else { return span };
+        let start = span.start + (raw.len() - raw.trim_start().len());
+        let end = (span.start + raw.trim_end().len()).max(start);
+        start..end
+    }
+
+    /// `span` narrowed to the first backticked part of `message` found in it.
+    fn narrow(&self, span: Span, message: &str) -> Span {
+        let Some(raw) = self.text.get(span.clone()) else { return span };
+        message
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|quoted| !quoted.trim().is_empty())
+            .find_map(|quoted| {
+                let quoted = quoted.trim();
+                raw.find(quoted).map(|p| span.start + p..span.start + p + quoted.len())
+            })
+            .unwrap_or(span)
+    }
+
+    /// A line lhc recognised but cannot read; the caret goes under the value it names.
+    pub fn unreadable(&self, span: Span, problem: impl Into<String>) -> Diagnostic {
+        let problem = problem.into();
+        let span = self.narrow(span, &problem);
+        Diagnostic::error(Message::UnreadableBenchmarkLog { problem }, span).with_help(
+            "this is not what the tool prints here; if the output was edited, restore the \
+             tool's line",
+        )
+    }
+
+    /// `output` (starting at `start`) stops at `span` before `before`.
+    pub fn truncated(
+        &self,
+        span: Span,
+        output: impl Into<String>,
+        before: impl Into<String>,
+        start: Option<Span>,
+    ) -> Diagnostic {
+        let output = output.into();
+        let mut d = Diagnostic::error(
+            Message::TruncatedBenchmarkResult { output: output.clone(), before: before.into() },
+            span.clone(),
+        )
+        .with_help(
+            "the output was cut short: give lhc the whole log (`kubectl logs --tail=-1`) or the \
+             whole paste",
+        );
+        if let Some(start) = start.filter(|s| s.start < span.start) {
+            d = d.with_label(start, format!("{output} starts here"));
+        }
+        d
     }
 
     /// An empty run of `format` starting at `line`.
@@ -101,18 +242,18 @@ impl Ctx<'_> {
 #[derive(Debug, Default)]
 pub(super) struct Block {
     pub runs: Vec<Run>,
-    pub errors: Vec<ParseError>,
+    pub diagnostics: Vec<Diagnostic>,
     /// The index of the first line the parser did not take.
     pub next: usize,
 }
 
 impl Block {
     pub fn run(run: Run, next: usize) -> Block {
-        Block { runs: vec![run], errors: vec![], next }
+        Block { runs: vec![run], diagnostics: vec![], next }
     }
 
-    pub fn error(error: ParseError, next: usize) -> Block {
-        Block { runs: vec![], errors: vec![error], next }
+    pub fn error(error: Diagnostic, next: usize) -> Block {
+        Block { runs: vec![], diagnostics: vec![error], next }
     }
 }
 
@@ -243,9 +384,37 @@ mod tests {
         let l = lines("a\r\n\u{1b}[1;32mOK\u{1b}[0m\r\n\nb");
         let texts: Vec<(usize, &str)> = l.iter().map(|l| (l.no, l.text.as_str())).collect();
         assert_eq!(texts, [(1, "a"), (2, "OK"), (3, ""), (4, "b")]);
+        let spans: Vec<Span> = l.iter().map(|l| l.span.clone()).collect();
+        assert_eq!(spans, [0..1, 3..16, 18..18, 19..20]);
+        assert_eq!(lines("\u{feff}x\n")[0].span, 3..4);
         assert_eq!(lines("a\n").len(), 1);
         assert_eq!(lines("").len(), 1);
         assert_eq!(clean("\u{1b}]0;title\u{7}x\u{1b}(B"), "x");
+    }
+
+    fn undecorated(t: &str) -> (String, bool) {
+        let mut l = Line { no: 1, span: 0..t.len(), text: t.to_string(), heading: false };
+        undecorate(&mut l);
+        (l.text, l.heading)
+    }
+
+    #[test]
+    fn paste_markup_is_removed() {
+        let plain = |t: &str| undecorated(t).0;
+        assert_eq!(plain("# Random Read/Write IOPS: 1/2"), "Random Read/Write IOPS: 1/2");
+        assert_eq!(plain("> > read:"), "read:");
+        assert_eq!(plain("- **read**: x"), "read: x");
+        assert_eq!(plain("  * `IOPS=1 BW(KiB/s)=2`"), "IOPS=1 BW(KiB/s)=2");
+        assert_eq!(plain("2. Sequential Read/Write: 1/2"), "Sequential Read/Write: 1/2");
+        assert_eq!(plain("```text"), "");
+        assert_eq!(plain("> ```"), "");
+        assert_eq!(plain("- OK"), "- OK");
+        assert_eq!(plain("  -  OK"), "  -  OK");
+        assert_eq!(plain("{"), "{");
+        assert_eq!(plain("#"), "");
+        assert_eq!(undecorated("## longhorn"), ("longhorn".into(), true));
+        assert_eq!(undecorated("**longhorn**"), ("longhorn".into(), true));
+        assert_eq!(undecorated("**read**: 1"), ("read: 1".into(), false));
     }
 
     #[test]

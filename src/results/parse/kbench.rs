@@ -20,28 +20,29 @@ use super::helpers::{Block, Ctx, Line, TimeUnit, class_name, grouped, line_at, s
 use super::{anchor, is_rule};
 use crate::results::{Baseline, Direction, Format, Key, Metric, Pattern, Values};
 
-/// Reads the summary whose title is line `at` (`preamble`: the line of its `TEST_FILE:`).
+/// Reads the summary whose title is line `at` (`preamble`: the index of its `TEST_FILE:` line).
 pub(super) fn parse(cx: Ctx, lines: &[Line], at: usize, preamble: Option<usize>) -> Block {
     let comparison = lines.get(at).is_some_and(|l| l.trimmed().contains("Compar"));
-    let what = if comparison { "kbench comparison" } else { "kbench summary" };
+    let what = if comparison { "the kbench comparison" } else { "the kbench summary" };
     let head =
         if at > 0 && lines.get(at - 1).is_some_and(|l| is_rule(l.trimmed())) { at - 1 } else { at };
-    let origin = preamble.unwrap_or_else(|| line_at(lines, head));
+    let head = preamble.unwrap_or(head);
+    let origin = line_at(lines, head);
+    let start = Some(cx.at(lines, head));
 
     let header = match Header::read(lines, at + 1) {
         Ok(h) => h,
         Err(i) => {
-            let e = cx.error(line_at(lines, i), format!("the {what} ends in its header"));
-            return Block::error(e, i);
+            return Block::error(cx.truncated(cx.at(lines, i), what, "in its header", start), i);
         }
     };
     let mut body = Body { comparison, ..Body::default() };
     let next = match body.read(lines, header.end) {
         Ok(next) => next,
-        Err((i, message)) => return Block::error(cx.error(line_at(lines, i), message), i + 1),
+        Err((i, message)) => return Block::error(cx.unreadable(cx.at(lines, i), message), i + 1),
     };
-    if let Err(message) = body.complete() {
-        return Block::error(cx.error(line_at(lines, next), format!("the {what} {message}")), next);
+    if let Err(before) = body.complete() {
+        return Block::error(cx.truncated(cx.at(lines, next), what, before, start), next);
     }
 
     let [first, second] = body.sides;
@@ -50,8 +51,8 @@ pub(super) fn parse(cx: Ctx, lines: &[Line], at: usize, preamble: Option<usize>)
     if comparison {
         let names = header.volumes.or(body.volumes);
         let Some((baseline, class)) = names else {
-            let e = cx.error(
-                line_at(lines, at),
+            let e = cx.unreadable(
+                cx.at(lines, at),
                 "the kbench comparison does not name its volumes (no `For: <first> vs <second>`)",
             );
             return Block::error(e, next);
@@ -68,8 +69,8 @@ pub(super) fn parse(cx: Ctx, lines: &[Line], at: usize, preamble: Option<usize>)
         if let Some((mode, line)) = &header.mode {
             if let Some(key) = single_test(mode) {
                 let Some(&value) = run.values.get(&key) else {
-                    let e = cx.error(
-                        *line,
+                    let e = cx.unreadable(
+                        cx.at(lines, *line),
                         format!(
                             "kbench's single-test mode `{mode}` prints its result in another \
                              row (a kbench bug), so this summary has no {key}; read the fio \
@@ -84,10 +85,23 @@ pub(super) fn parse(cx: Ctx, lines: &[Line], at: usize, preamble: Option<usize>)
         }
     }
     if run.values.is_empty() {
-        let e = cx.error(line_at(lines, at), format!("the {what} has no numbers, only `null`s"));
+        let e = cx.unreadable(cx.at(lines, at), format!("{what} has no numbers, only `null`s"));
         return Block::error(e, next);
     }
     Block::run(run, next)
+}
+
+/// Whether `t` looks like a row or a section title of kbench's summary: `Random Read: 1 / 2`,
+/// `IOPS (Read/Write)`.
+pub(super) fn looks_like_row(t: &str) -> bool {
+    if t.contains("(Read/Write)") && Title::parse(t).is_some() {
+        return true;
+    }
+    let Some((label, value)) = t.split_once(':') else { return false };
+    // fio's text has `iops : min=…` lines: kbench's values have no `=`.
+    matches!(Label::parse(label), Some(Label::Data { .. }))
+        && value.contains(|c: char| c.is_ascii_digit())
+        && !value.contains('=')
 }
 
 /// What the header between the two `===` rules says.
@@ -97,7 +111,7 @@ struct Header {
     class: Option<String>,
     /// `For: <first> vs <second>` (comparison).
     volumes: Option<(String, String)>,
-    /// `Mode: <mode>` and its line.
+    /// `Mode: <mode>` and its line's index.
     mode: Option<(String, usize)>,
     /// The index of the line after the closing rule.
     end: usize,
@@ -124,7 +138,7 @@ impl Header {
                     h.volumes = class_name(a).zip(class_name(b));
                 }
             } else if let Some(v) = t.strip_prefix("Mode:") {
-                h.mode = Some((v.trim().to_string(), line.no));
+                h.mode = Some((v.trim().to_string(), i));
             }
             i += 1;
         }
@@ -351,10 +365,11 @@ impl Body {
         Ok(())
     }
 
-    /// Whether every section of the layout is there, with as many rows as the first.
+    /// Whether every section of the layout is there, with as many rows as the first; else
+    /// where the summary stops (`before its IOPS rows`).
     fn complete(&self) -> Result<(), String> {
         let Some(first) = self.sections.first() else {
-            return Err("ends before its IOPS rows".into());
+            return Err("before its IOPS rows".into());
         };
         let expected: &[Title] = match first.title {
             Title::Metric(..) => &[
@@ -369,12 +384,12 @@ impl Body {
         for &title in expected {
             let name = title.name();
             match self.sections.iter().find(|s| s.title.same(title)) {
-                Some(s) if s.rows == 0 => return Err(format!("ends before its {name} rows")),
+                Some(s) if s.rows == 0 => return Err(format!("before its {name} rows")),
                 Some(s) if s.rows < first.rows || (first.cpu && !s.cpu) => {
-                    return Err(format!("ends in the middle of its {name} rows"));
+                    return Err(format!("in the middle of its {name} rows"));
                 }
                 Some(_) => {}
-                None => return Err(format!("ends before its {name} rows")),
+                None => return Err(format!("before its {name} rows")),
             }
         }
         Ok(())

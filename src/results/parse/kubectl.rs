@@ -1,7 +1,9 @@
-//! `kubectl logs -l <selector> --prefix` output: every line starts with
-//! `[pod/<pod>/<container>] `. The lines of each pod are parsed apart, keeping their line
-//! numbers in the whole input, and a run that does not name its class takes it from the name
-//! of lhc's Job pod, `<tool>-<class>-<5 random characters>`.
+//! `kubectl logs` output: with `--prefix` every line starts with `[pod/<pod>/<container>] `,
+//! with `--timestamps` with an RFC 3339 time (`2024-05-01T12:00:00.123456789Z `), with both
+//! in that order. Timestamps are removed; the lines of each pod are parsed apart, keeping their
+//! place in the whole input, and a run that does not name its class is named after its pod:
+//! the class in the name of lhc's Job pod (`<tool>-<class>-<5 random characters>`), else the
+//! pod's name.
 
 use super::helpers::Line;
 use crate::results::{Format, Run};
@@ -31,9 +33,49 @@ pub(super) fn split(lines: &[Line]) -> Option<Vec<Pod>> {
                 pods.len() - 1
             }
         };
-        pods[at].lines.push(Line { no: line.no, text: text.to_string() });
+        pods[at].lines.push(Line { text: strip_timestamp(text).to_string(), ..line.clone() });
     }
     Some(pods)
+}
+
+/// `text` without a leading RFC 3339 timestamp (`2024-05-01T12:00:00Z`, any fraction, `Z` or an
+/// offset) and the space after it.
+pub(super) fn strip_timestamp(text: &str) -> &str {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r).is_some_and(|d| !d.is_empty() && d.iter().all(u8::is_ascii_digit))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let date = digits(0..4) && at(4, b'-') && digits(5..7) && at(7, b'-') && digits(8..10);
+    let time = matches!(b.get(10), Some(b'T' | b't'))
+        && digits(11..13)
+        && at(13, b':')
+        && digits(14..16)
+        && at(16, b':')
+        && digits(17..19);
+    if !(date && time) {
+        return text;
+    }
+    let mut i = 19;
+    if at(i, b'.') {
+        let n = b.get(i + 1..).map_or(0, |r| r.iter().take_while(|d| d.is_ascii_digit()).count());
+        if n == 0 {
+            return text;
+        }
+        i += 1 + n;
+    }
+    match b.get(i) {
+        Some(b'Z' | b'z') => i += 1,
+        Some(b'+' | b'-') if digits(i + 1..i + 3) && at(i + 3, b':') && digits(i + 4..i + 6) => {
+            i += 6
+        }
+        _ => return text,
+    }
+    match b.get(i) {
+        None => "",
+        Some(b' ') => text.get(i + 1..).unwrap_or(""),
+        Some(_) => text,
+    }
 }
 
 /// `[pod/<pod>/<container>] rest` into the pod's name and the rest.
@@ -46,15 +88,22 @@ fn prefix(text: &str) -> Option<(&str, &str)> {
     Some((pod, rest.strip_prefix(' ').unwrap_or(rest)))
 }
 
-/// Gives `run` the class in its pod's name when the run names none and the pod is one of lhc's
-/// Jobs for the run's tool (`fio-longhorn-fast-x7k2p`); says so in a note.
+/// Names `run` after its pod when the run names no class: the class in the name of lhc's Job
+/// pod for the run's tool (`fio-longhorn-fast-x7k2p`), else the pod's name; says so in a note.
 pub(super) fn class_from_pod(run: &mut Run, pod: &str) {
     if run.class.is_some() || run.format == Format::KbenchComparison {
         return;
     }
-    let Some(class) = pod_class(pod, run.format.tool()) else { return };
-    run.notes.push(format!("class taken from the pod name {pod}"));
-    run.class = Some(class);
+    match pod_class(pod, run.format.tool()) {
+        Some(class) => {
+            run.notes.push(format!("class taken from the pod name {pod}"));
+            run.class = Some(class);
+        }
+        None => {
+            run.notes.push(format!("named after its pod {pod}"));
+            run.class = Some(pod.to_string());
+        }
+    }
 }
 
 fn pod_class(pod: &str, tool: &str) -> Option<String> {
@@ -75,6 +124,20 @@ mod tests {
         assert_eq!(pod_class("fio-longhorn-fast-x7k2p", "dbench"), None);
         assert_eq!(pod_class("fio-x7k2p", "fio"), None);
         assert_eq!(pod_class("fio-a-x7k2", "fio"), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00.123456789Z a b"), "a b");
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00Z x"), "x");
+        assert_eq!(strip_timestamp("2024-05-01t12:00:00.5+02:00 x"), "x");
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00-07:00"), "");
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00.Z x"), "2024-05-01T12:00:00.Z x");
+        assert_eq!(strip_timestamp("2024-05-01 12:00:00Z x"), "2024-05-01 12:00:00Z x");
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00Zx"), "2024-05-01T12:00:00Zx");
+        assert_eq!(strip_timestamp("2024-05-01T12:00:00+0200 x"), "2024-05-01T12:00:00+0200 x");
+        assert_eq!(strip_timestamp("Random"), "Random");
+        assert_eq!(strip_timestamp("2024-05-01T1\u{e9}"), "2024-05-01T1\u{e9}");
     }
 
     #[test]

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::fio_json::{fill, json_span, read_document};
 use super::helpers::{Block, Ctx, Line, line_at};
+use super::kubestr_text::failed;
 use crate::results::Format;
 
-/// Reads the array whose `[` is line `at`; `progress`: the line of kubestr's first progress
+/// Reads the array whose `[` is line `at`; `progress`: the index of kubestr's first progress
 /// line and the class it named.
 pub(super) fn parse(
     cx: Ctx,
@@ -18,29 +19,27 @@ pub(super) fn parse(
     at: usize,
     progress: Option<(usize, Option<String>)>,
 ) -> Block {
-    let start = line_at(lines, at);
-    let what = format!("kubestr's JSON that starts at line {start}");
+    let what = "kubestr's JSON";
+    let start = cx.at(lines, at);
     let (doc, next) = match json_span(lines, at, "]") {
         Ok(found) => found,
-        Err(e) => return Block::error(cx.error(e.line, format!("{what} {}", e.problem)), e.next),
+        Err(e) => return Block::error(e.diagnostic(cx, lines, what, at), e.next),
     };
-    let (origin, class) = progress.unwrap_or((start, None));
+    let (head, class) = progress.unwrap_or((at, None));
+    let origin = line_at(lines, head);
     let mut block = Block { next, ..Block::default() };
     let elements = doc.as_array().map(Vec::as_slice).unwrap_or_default();
     let results: Vec<&Value> = elements.iter().filter(|e| e.get("Status").is_some()).collect();
     if results.is_empty() {
-        let m = format!("{what} is not `kubestr fio -o json` output (no `Status`)");
-        block.errors.push(cx.error(start, m));
+        let m = "this JSON array is not `kubestr fio -o json` output (no `Status`)";
+        block.diagnostics.push(cx.unreadable(start.clone(), m));
     }
     // The lines of each `"StatusCode"`, to point errors at.
-    let mut status_lines = lines
-        .get(at..next)
-        .unwrap_or_default()
-        .iter()
-        .filter(|l| l.text.contains("\"StatusCode\""))
-        .map(|l| l.no);
+    let mut status_lines = (at..next)
+        .filter(|&i| lines.get(i).is_some_and(|l| l.text.contains("\"StatusCode\"")))
+        .map(|i| cx.at(lines, i));
     for result in results {
-        let status_line = status_lines.next().unwrap_or(start);
+        let status_line = status_lines.next().unwrap_or_else(|| start.clone());
         let status = result.pointer("/Status/0");
         let code = status.and_then(|s| s.get("StatusCode")).and_then(Value::as_str);
         if code != Some("OK") {
@@ -48,8 +47,7 @@ pub(super) fn parse(
                 .and_then(|s| s.get("StatusMessage"))
                 .and_then(Value::as_str)
                 .unwrap_or("no message");
-            let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-            block.errors.push(cx.error(status_line, format!("kubestr fio failed: {message}")));
+            block.diagnostics.push(failed(status_line, message.to_string()));
             continue;
         }
         let mut run = cx.run(Format::KubestrJson, origin);
@@ -59,13 +57,15 @@ pub(super) fn parse(
             .map(str::to_string)
             .or_else(|| class.clone());
         let Some(raw) = result.pointer("/Raw/result") else {
-            block.errors.push(cx.error(status_line, format!("{what} has no `Raw.result`")));
+            let m = format!("{what} has no `Raw.result`");
+            block.diagnostics.push(cx.unreadable(status_line, m));
             continue;
         };
         match read_document(raw).and_then(|d| fill(&mut run, d)) {
             Ok(()) => block.runs.push(run),
             Err(problem) => {
-                block.errors.push(cx.error(start, format!("{what}: `Raw.result` {problem}")))
+                let m = format!("{what}: `Raw.result` {problem}");
+                block.diagnostics.push(cx.unreadable(start.clone(), m));
             }
         }
     }

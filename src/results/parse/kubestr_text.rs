@@ -11,7 +11,15 @@
 use super::anchor;
 use super::fio_jobs::{self, Io, Job};
 use super::helpers::{Block, Ctx, Line, decimal, line_at};
+use crate::diagnostic::{Diagnostic, Message};
 use crate::results::{Direction, Format};
+
+/// Whether `t` is one of the lines kubestr prints per job.
+pub(super) fn looks_like_job(t: &str) -> bool {
+    t.starts_with("JobName:")
+        || t.starts_with("FIO version - ")
+        || (t.starts_with("IOPS=") && t.contains("BW(KiB/s)="))
+}
 
 /// The class in kubestr's `Running FIO test (…) on StorageClass (<class>) …` line.
 pub(super) fn progress_class(t: &str) -> Option<String> {
@@ -20,7 +28,7 @@ pub(super) fn progress_class(t: &str) -> Option<String> {
     (!class.is_empty()).then(|| class.to_string())
 }
 
-/// Reads the output whose `FIO test results:` line is `at`; `progress`: the line of kubestr's
+/// Reads the output whose `FIO test results:` line is `at`; `progress`: the index of kubestr's
 /// first progress line and the class it named.
 pub(super) fn parse(
     cx: Ctx,
@@ -28,8 +36,9 @@ pub(super) fn parse(
     at: usize,
     progress: Option<(usize, Option<String>)>,
 ) -> Block {
-    let (origin, class) = progress.unwrap_or((line_at(lines, at), None));
-    let mut run = cx.run(Format::KubestrText, origin);
+    let (head, class) = progress.unwrap_or((at, None));
+    let start = Some(cx.at(lines, head));
+    let mut run = cx.run(Format::KubestrText, line_at(lines, head));
     run.class = class;
     let mut jobs: Vec<Job> = vec![];
     let mut direction: Option<Direction> = None;
@@ -38,10 +47,9 @@ pub(super) fn parse(
     let mut i = at + 1;
     loop {
         let Some(line) = lines.get(i).filter(|l| anchor(l).is_none()) else {
-            let m = format!(
-                "the kubestr output that starts at line {origin} ends before its status (`-  OK`)"
-            );
-            return Block::error(cx.error(line_at(lines, i), m), i);
+            let before = "before its status (`-  OK`)";
+            let d = cx.truncated(cx.at(lines, i), "the kubestr output", before, start);
+            return Block::error(d, i);
         };
         let t = line.trimmed();
         i += 1;
@@ -50,12 +58,11 @@ pub(super) fn parse(
                 break;
             }
             if !rest.is_empty() {
-                message.push((line.no, rest.to_string()));
+                message.push((i - 1, rest.to_string()));
             }
-            let first = message.first().map_or(line.no, |(no, _)| *no);
+            let first = message.first().map_or(i - 1, |(at, _)| *at);
             let text: Vec<&str> = message.iter().map(|(_, m)| m.as_str()).collect();
-            let m = format!("kubestr fio failed: {}", text.join(" "));
-            return Block::error(cx.error(first, m), i);
+            return Block::error(failed(cx.at(lines, first), text.join(" ")), i);
         }
         if let Some(v) = t.strip_prefix("FIO version - ") {
             run.fio_version = Some(v.trim().to_string());
@@ -79,24 +86,24 @@ pub(super) fn parse(
         } else if t.starts_with("IOPS=") {
             let io = match io(t) {
                 Ok(io) => io,
-                Err(m) => return Block::error(cx.error(line.no, m), i),
+                Err(m) => return Block::error(cx.unreadable(cx.at(lines, i - 1), m), i),
             };
             match (jobs.last_mut(), direction) {
                 (Some(job), Some(Direction::Read)) => job.read = Some(io),
                 (Some(job), Some(Direction::Write)) => job.write = Some(io),
                 _ => {
                     let m = "an `IOPS=` line outside a job's `read:` or `write:` block";
-                    return Block::error(cx.error(line.no, m), i);
+                    return Block::error(cx.unreadable(cx.at(lines, i - 1), m), i);
                 }
             }
         } else if run.fio_version.is_none() && jobs.is_empty() && !t.is_empty() {
-            message.push((line.no, t.to_string()));
+            message.push((i - 1, t.to_string()));
         }
     }
 
     if jobs.is_empty() {
         let m = "kubestr's output has no jobs";
-        return Block::error(cx.error(line_at(lines, at), m), i);
+        return Block::error(cx.unreadable(cx.at(lines, at), m), i);
     }
     let measured = fio_jobs::resolve(jobs);
     run.values = measured.values;
@@ -105,9 +112,18 @@ pub(super) fn parse(
         .push("latency not measured: kubestr prints none (its fio jobs set gtod_reduce=1)".into());
     if run.values.is_empty() {
         let m = "kubestr's output has no numbers";
-        return Block::error(cx.error(line_at(lines, at), m), i);
+        return Block::error(cx.unreadable(cx.at(lines, at), m), i);
     }
     Block::run(run, i)
+}
+
+/// kubestr's report of a failed run, `message` with its whitespace collapsed.
+pub(super) fn failed(span: crate::source::Span, message: String) -> Diagnostic {
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    Diagnostic::error(Message::FailedBenchmarkRun { tool: "kubestr fio", message }, span).with_help(
+        "the run gave no numbers: fix what kubestr names (often the PVC's size or the node), \
+         then run it again",
+    )
 }
 
 /// kubestr's status at the end of `t`: `(<text before it>, true)` for `-  OK`, `false` for
