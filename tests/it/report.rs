@@ -543,7 +543,7 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
         .file("junk.txt", "hello\nthis is not a benchmark\n");
     let out = t.run_args(&["report", "good.txt", "junk.txt", "--message-format", "json"]);
     out.code(1);
-    let lines: Vec<serde_json::Value> =
+    let lines: Vec<Value> =
         out.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
     assert_eq!(lines[0]["code"], "no-benchmark-result");
@@ -554,6 +554,6 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
     // A command-line problem is a JSON line too.
     let out = t.run_args(&["report", "missing.txt", "--message-format", "json"]);
     out.code(2);
-    let d: serde_json::Value = serde_json::from_str(out.stderr.trim()).unwrap();
+    let d: Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(d["code"], "cannot-read");
 }
