@@ -6,77 +6,109 @@
 /// not match it.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {
+    /// The name lhc's schema validator knows the shape by (a custom `format`).
+    pub name: &'static str,
     pub pattern: &'static str,
+    /// Exactly what `pattern` matches (the length limit aside), without a regular expression:
+    /// validation then compiles no regex. A test holds the two to each other.
+    pub matches: fn(&str) -> bool,
     pub max_len: Option<u64>,
     pub expected: &'static str,
 }
 
 pub const DNS_LABEL: Shape = Shape {
+    name: "dns-label",
     pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+    matches: dns_label_shape,
     max_len: Some(63),
     expected: "a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)",
 };
 
 pub const DNS_SUBDOMAIN: Shape = Shape {
+    name: "dns-subdomain",
     pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+    matches: dns_subdomain_shape,
     max_len: Some(253),
     expected: "a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)",
 };
 
 /// Longhorn validates disk and node tags as Kubernetes qualified names without a prefix.
 pub const TAG: Shape = Shape {
+    name: "tag",
     pattern: "^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    matches: name_shape,
     max_len: Some(63),
     expected: "a Longhorn tag (letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
 };
 
 pub const DISK_NAME: Shape = Shape {
+    name: "disk-name",
     pattern: "^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    matches: name_shape,
     max_len: Some(63),
     expected: "a disk name (letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
 };
 
 pub const LABEL_KEY: Shape = Shape {
+    name: "label-key",
     pattern: "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    matches: label_key_shape,
     max_len: Some(317),
     expected: "a Kubernetes label key (an optional DNS subdomain prefix and '/', then a name of letters, digits, '-', '_' and '.' of at most 63 characters)",
 };
 
 pub const LABEL_VALUE: Shape = Shape {
+    name: "label-value",
     pattern: "^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
+    matches: label_value_shape,
     max_len: Some(63),
     expected: "a Kubernetes label value (empty, or letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
 };
 
 pub const QUANTITY: Shape = Shape {
+    name: "quantity",
     pattern: "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
+    matches: quantity_shape,
     max_len: None,
     expected: "a Kubernetes quantity such as \"500Gi\", \"1Ti\" or \"100G\"",
 };
 
 pub const RESERVED: Shape = Shape {
+    name: "reserved",
     pattern: "^([0-9]+(\\.[0-9]+)?%|[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?)$",
+    matches: reserved_shape,
     max_len: None,
     expected: "a percentage such as \"25%\" or a quantity such as \"50Gi\"",
 };
 
-pub const ABSOLUTE_PATH: Shape =
-    Shape { pattern: "^/", max_len: Some(4096), expected: "an absolute path (starting with '/')" };
+pub const ABSOLUTE_PATH: Shape = Shape {
+    name: "absolute-path",
+    pattern: "^/",
+    matches: absolute_path_shape,
+    max_len: Some(4096),
+    expected: "an absolute path (starting with '/')",
+};
 
 pub const KUBERNETES_VERSION: Shape = Shape {
+    name: "kubernetes-version",
     pattern: "^1\\.[0-9]+$",
+    matches: kubernetes_version_shape,
     max_len: None,
     expected: "a Kubernetes minor version such as \"1.31\"",
 };
 
 pub const CHART_VERSION: Shape = Shape {
+    name: "chart-version",
     pattern: "^[0-9]+\\.[0-9]+\\.[0-9]+$",
+    matches: chart_version_shape,
     max_len: None,
     expected: "a chart version such as \"1.9.2\"",
 };
 
 pub const BACKUP_TARGET: Shape = Shape {
+    name: "backup-target",
     pattern: "^(s3|nfs|cifs|azblob)://.+",
+    matches: backup_target_shape,
     max_len: None,
     expected: "a Longhorn backup target URL (s3://, nfs://, cifs:// or azblob://)",
 };
@@ -97,6 +129,11 @@ pub const SHAPES: &[Shape] = &[
     BACKUP_TARGET,
 ];
 
+/// The shape a schema validator format names.
+pub fn shape_named(name: &str) -> Option<&'static Shape> {
+    SHAPES.iter().find(|s| s.name == name)
+}
+
 /// Explains a schema pattern in words.
 /// The sha256 of some bytes, in lower-case hex: for names that must stay short and distinct,
 /// and for the hashes of the manifest.
@@ -111,6 +148,101 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 pub fn explain_pattern(pattern: &str) -> Option<&'static str> {
     SHAPES.iter().find(|s| s.pattern == pattern).map(|s| s.expected)
+}
+
+fn all_bytes(s: &str, ok: impl Fn(u8) -> bool) -> bool {
+    s.bytes().all(ok)
+}
+
+fn lower_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn dns_label_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && lower_alnum(b[0])
+        && lower_alnum(b[b.len() - 1])
+        && all_bytes(s, |c| lower_alnum(c) || c == b'-')
+}
+
+/// DNS labels joined by single dots.
+fn dns_subdomain_shape(s: &str) -> bool {
+    s.split('.').all(dns_label_shape)
+}
+
+/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`
+fn name_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && all_bytes(s, |c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `(<dns subdomain>/)?<name>`
+fn label_key_shape(s: &str) -> bool {
+    match s.split_once('/') {
+        Some((prefix, name)) => dns_subdomain_shape(prefix) && name_shape(name),
+        None => name_shape(s),
+    }
+}
+
+fn label_value_shape(s: &str) -> bool {
+    s.is_empty() || name_shape(s)
+}
+
+/// `[0-9]+(\.[0-9]+)?`, and what follows it.
+fn decimal(s: &str) -> Option<&str> {
+    let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let whole = digits(s);
+    if whole == 0 {
+        return None;
+    }
+    let rest = &s[whole..];
+    match rest.strip_prefix('.') {
+        Some(frac) if digits(frac) > 0 => Some(&frac[digits(frac)..]),
+        Some(_) => None,
+        None => Some(rest),
+    }
+}
+
+/// `[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?`
+fn quantity_shape(s: &str) -> bool {
+    decimal(s).is_some_and(|unit| {
+        matches!(
+            unit,
+            "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "k" | "M" | "G" | "T" | "P" | "E"
+        )
+    })
+}
+
+fn reserved_shape(s: &str) -> bool {
+    quantity_shape(s) || decimal(s).is_some_and(|rest| rest == "%")
+}
+
+fn absolute_path_shape(s: &str) -> bool {
+    s.starts_with('/')
+}
+
+/// `1\.[0-9]+`
+fn kubernetes_version_shape(s: &str) -> bool {
+    s.strip_prefix("1.").is_some_and(|m| !m.is_empty() && all_bytes(m, |c| c.is_ascii_digit()))
+}
+
+/// `[0-9]+\.[0-9]+\.[0-9]+`
+fn chart_version_shape(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && all_bytes(p, |c| c.is_ascii_digit()))
+}
+
+/// `(s3|nfs|cifs|azblob)://.+`: not anchored at the end, so one character that is not a line
+/// break must follow the `://`.
+fn backup_target_shape(s: &str) -> bool {
+    ["s3://", "nfs://", "cifs://", "azblob://"].iter().any(|scheme| {
+        s.strip_prefix(scheme).and_then(|rest| rest.chars().next()).is_some_and(|c| c != '\n')
+    })
 }
 
 fn label_name_ok(s: &str) -> bool {
@@ -207,5 +339,59 @@ mod tests {
         for s in samples {
             assert_eq!(key.is_match(s), is_label_key(s), "{s:?}");
         }
+    }
+
+    /// Every shape's plain `matches` agrees with its regular expression, on the samples above
+    /// and on strings built from the characters that matter.
+    #[test]
+    fn shapes_match_exactly_what_their_patterns_match() {
+        let alphabet: Vec<char> = "aZ0-_./:%\n s3fncibzlo1Gik".chars().collect();
+        let mut strings: Vec<String> = vec![
+            "".into(),
+            "1.31".into(),
+            "1.9.2".into(),
+            "01.2.3".into(),
+            "1..2".into(),
+            "25Gi".into(),
+            "2.5G".into(),
+            "25GB".into(),
+            ".5".into(),
+            "5.".into(),
+            "25%".into(),
+            "2.5%".into(),
+            "%".into(),
+            "s3://b@r/".into(),
+            "s3://".into(),
+            "s3://\n".into(),
+            "nfs://x\ny".into(),
+            "azblob://c@e/".into(),
+            "/var/lib".into(),
+            "var".into(),
+            "example.com/ssd".into(),
+            "a.b/c".into(),
+            "A.b/c".into(),
+            "a/".into(),
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 1..=7 {
+            for _ in 0..3000 {
+                let s: String = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                strings.push(s);
+            }
+        }
+        for shape in SHAPES {
+            let re = regex::Regex::new(shape.pattern).unwrap();
+            for s in &strings {
+                assert_eq!(re.is_match(s), (shape.matches)(s), "{} on {s:?}", shape.name);
+            }
+        }
+        assert!(shape_named("dns-label").is_some() && shape_named("nope").is_none());
     }
 }

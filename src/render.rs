@@ -47,10 +47,11 @@ impl Renderer {
             env.set_syntax(syntax);
         }
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-        for (name, text) in templates {
-            // A template that does not parse fails when it is rendered, with its name.
-            let _ = env.add_template(name, text);
-        }
+        // Templates are compiled when first used: a build compiles only those it renders.
+        let templates: Vec<(&'static str, &'static str)> = templates.to_vec();
+        env.set_loader(move |name| {
+            Ok(templates.iter().find(|(n, _)| *n == name).map(|(_, text)| text.to_string()))
+        });
         env.add_filter("yaml", yaml_filter);
         env.add_filter("yaml_key", yaml_key_filter);
         env.add_filter("sh", sh_filter);
@@ -258,11 +259,19 @@ pub fn sh_quote(s: &str) -> String {
 
 /// Text for a comment line: control characters escaped so it cannot end the comment.
 fn oneline_filter(value: Value) -> String {
-    value
-        .to_string()
-        .chars()
-        .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
-        .collect()
+    let text = value.to_string();
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn ser<T: serde::Serialize>(value: &T) -> Value {

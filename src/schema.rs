@@ -1,11 +1,17 @@
-//! The JSON Schema of the input language: generated from [`crate::model`], printed by
-//! `lhc schema`, shipped as `schemas/cluster.schema.json`, and used to validate every file
-//! before the semantic rules run. Schema errors come back as diagnostics at the TOML key.
+//! The JSON Schema of the input language: generated from [`crate::model`] ([`generate`]),
+//! shipped as `schemas/cluster.schema.json` (embedded: [`SHIPPED`], what `lhc schema` prints; a
+//! test keeps it equal to [`generate`]), and used to validate every file before the semantic
+//! rules run. Schema errors come back as diagnostics at the TOML key.
+//!
+//! Validation compiles only what a file needs, in the cheapest form: one small validator for the
+//! top level, and one per top-level table the file has, with every `$ref` inlined and each
+//! string pattern checked by the plain function of its [`names::Shape`] (a custom `format`)
+//! instead of a regular expression.
 
 use std::sync::OnceLock;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::model::ClusterFile;
@@ -16,25 +22,59 @@ use crate::parse::{Parsed, Special, SpecialKind};
 pub const SCHEMA_ID: &str =
     "https://raw.githubusercontent.com/lhc-dev/lhc/main/schemas/cluster.schema.json";
 
-/// The schema as a JSON value.
-pub fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let settings = schemars::generate::SchemaSettings::draft2020_12().for_deserialize();
-        let mut schema = settings.into_generator().into_root_schema_for::<ClusterFile>();
-        schema.insert("$id".into(), SCHEMA_ID.into());
-        schema.insert("title".into(), "lhc cluster file".into());
-        let mut value = schema.to_value();
-        strip_null(&mut value);
-        value
-    })
+/// `schemas/cluster.schema.json`, as shipped.
+pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
+
+/// The shipped schema, compiled into the binary by jsonschema's `validator` macro: nothing of
+/// it is compiled when lhc runs.
+#[jsonschema::validator(
+    path = "schemas/validator/cluster.json",
+    draft = Draft202012,
+    validate_formats = true,
+    ignore_unknown_formats = false,
+    formats = {
+        "lhc-dns-label" => crate::schema::formats::dns_label,
+        "lhc-dns-subdomain" => crate::schema::formats::dns_subdomain,
+        "lhc-tag" => crate::schema::formats::tag,
+        "lhc-label-key" => crate::schema::formats::label_key,
+        "lhc-label-value" => crate::schema::formats::label_value,
+        "lhc-quantity" => crate::schema::formats::quantity,
+        "lhc-reserved" => crate::schema::formats::reserved,
+        "lhc-absolute-path" => crate::schema::formats::absolute_path,
+        "lhc-kubernetes-version" => crate::schema::formats::kubernetes_version,
+        "lhc-chart-version" => crate::schema::formats::chart_version,
+        "lhc-backup-target" => crate::schema::formats::backup_target,
+    },
+)]
+struct Compiled;
+
+/// The schema generated from the model's types (the tests compare it with [`SHIPPED`]).
+pub fn generate() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().for_deserialize();
+    let mut schema = settings.into_generator().into_root_schema_for::<ClusterFile>();
+    schema.insert("$id".into(), SCHEMA_ID.into());
+    schema.insert("title".into(), "lhc cluster file".into());
+    let mut value = schema.to_value();
+    strip_null(&mut value);
+    value
 }
 
-/// The schema as `lhc schema` prints it and `schemas/cluster.schema.json` holds it.
-pub fn schema_text() -> String {
-    let mut text = serde_json::to_string_pretty(schema()).unwrap_or_default();
+/// [`generate`] as the text `schemas/cluster.schema.json` must hold.
+pub fn generated_text() -> String {
+    let mut text = serde_json::to_string_pretty(&generate()).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// The shipped schema as a JSON value.
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| serde_json::from_str(SHIPPED).unwrap_or(Value::Null))
+}
+
+/// The schema as `lhc schema` prints it.
+pub fn schema_text() -> String {
+    SHIPPED.to_string()
 }
 
 /// TOML has no null: optional keys are simply not required, so `null` alternatives (which
@@ -71,34 +111,107 @@ fn strip_null(value: &mut Value) {
     }
 }
 
-fn validator() -> Option<&'static jsonschema::Validator> {
-    static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
-    VALIDATOR
-        .get_or_init(|| {
-            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema()).ok()
-        })
-        .as_ref()
+/// The schema lhc validates with (`schemas/validator/cluster.json`): the shipped schema with its
+/// annotations dropped (descriptions, defaults, schemars' number formats) and each shape's
+/// `pattern` replaced by its custom `format`, which the
+/// plain function of the [`names::Shape`] checks (no regular expression is compiled at run time).
+pub fn for_validation(value: &Value) -> Value {
+    match value {
+        Value::Object(obj) => {
+            let mut out = Map::new();
+            for (k, v) in obj {
+                match k.as_str() {
+                    "$id" | "title" | "description" | "default" => {}
+                    // schemars' `int64`, `uint32`, ...: annotations, checked by `type` and ranges.
+                    "format" => {}
+                    "pattern" => match names::SHAPES.iter().find(|s| Some(s.pattern) == v.as_str())
+                    {
+                        Some(shape) => {
+                            out.insert("format".into(), format!("lhc-{}", shape.name).into());
+                        }
+                        None => {
+                            out.insert(k.clone(), v.clone());
+                        }
+                    },
+                    // Keys of `properties` and `$defs` are names, not keywords.
+                    "properties" | "$defs" => {
+                        let inner = v.as_object().map(|p| {
+                            p.iter().map(|(name, s)| (name.clone(), for_validation(s))).collect()
+                        });
+                        out.insert(k.clone(), Value::Object(inner.unwrap_or_default()));
+                    }
+                    _ => {
+                        out.insert(k.clone(), for_validation(v));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(for_validation).collect()),
+        other => other.clone(),
+    }
+}
+
+/// [`for_validation`] of the generated schema, as `schemas/validator/cluster.json` holds it.
+pub fn generated_validator_text() -> String {
+    let mut text = serde_json::to_string_pretty(&for_validation(&generate())).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The format functions of the shapes, for the validator macro.
+mod formats {
+    use crate::names;
+    pub fn dns_label(s: &str) -> bool {
+        (names::DNS_LABEL.matches)(s)
+    }
+    pub fn dns_subdomain(s: &str) -> bool {
+        (names::DNS_SUBDOMAIN.matches)(s)
+    }
+    pub fn tag(s: &str) -> bool {
+        (names::TAG.matches)(s)
+    }
+    pub fn label_key(s: &str) -> bool {
+        (names::LABEL_KEY.matches)(s)
+    }
+    pub fn label_value(s: &str) -> bool {
+        (names::LABEL_VALUE.matches)(s)
+    }
+    pub fn quantity(s: &str) -> bool {
+        (names::QUANTITY.matches)(s)
+    }
+    pub fn reserved(s: &str) -> bool {
+        (names::RESERVED.matches)(s)
+    }
+    pub fn absolute_path(s: &str) -> bool {
+        (names::ABSOLUTE_PATH.matches)(s)
+    }
+    pub fn kubernetes_version(s: &str) -> bool {
+        (names::KUBERNETES_VERSION.matches)(s)
+    }
+    pub fn chart_version(s: &str) -> bool {
+        (names::CHART_VERSION.matches)(s)
+    }
+    pub fn backup_target(s: &str) -> bool {
+        (names::BACKUP_TARGET.matches)(s)
+    }
 }
 
 /// Validates a parsed file against the schema; every violation is one diagnostic.
 pub fn validate(parsed: &Parsed) -> Vec<Diagnostic> {
-    let Some(validator) = validator() else {
-        return vec![Diagnostic::error(
-            Message::Syntax("internal error: the input schema does not compile".into()),
-            None,
-        )];
-    };
     let dates: Vec<&str> = parsed
         .specials
         .iter()
         .filter(|s| s.kind == SpecialKind::Datetime)
         .map(|s| s.pointer.as_str())
         .collect();
-    let mut out: Vec<Diagnostic> = validator
-        .iter_errors(&parsed.tree)
-        .filter(|e| !dates.contains(&e.instance_path().as_str()))
-        .map(|e| to_diagnostic(&e, parsed))
-        .collect();
+    let mut out = vec![];
+    for e in Compiled::iter_errors(&parsed.tree) {
+        let at = e.instance_path().as_str().to_string();
+        if !dates.contains(&at.as_str()) {
+            out.push(to_diagnostic(&e, &at, schema(), parsed));
+        }
+    }
     out.extend(parsed.specials.iter().filter_map(special));
     out
 }
@@ -202,8 +315,14 @@ fn quantity_hint(value: &str) -> Option<String> {
     ))
 }
 
-fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Diagnostic {
-    let pointer = error.instance_path().as_str();
+/// A validation error as a diagnostic; `pointer` is the full instance path, `schema` the piece
+/// of the schema the error's schema path is in.
+fn to_diagnostic(
+    error: &jsonschema::ValidationError<'_>,
+    pointer: &str,
+    schema: &Value,
+    parsed: &Parsed,
+) -> Diagnostic {
     let index = &parsed.index;
     let key = key_name(pointer);
     let value_span = index.value_span(pointer);
@@ -212,7 +331,7 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let unknown = unexpected.first().cloned().unwrap_or_default();
             let child = format!("{pointer}/{}", crate::parse::escape_segment(&unknown));
-            let known = known_properties(error.schema_path().as_str());
+            let known = known_properties(schema, error.schema_path().as_str());
             let mut d = Diagnostic::error(
                 Message::UnknownKey { key: unknown.clone(), table: table_name(pointer) },
                 index.key_span(&child),
@@ -269,6 +388,24 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
             }
             d
         }
+        ValidationErrorKind::Format { format } => {
+            let shape = format.strip_prefix("lhc-").and_then(names::shape_named);
+            let mut d = Diagnostic::error(
+                Message::InvalidFormat {
+                    key,
+                    value: found.to_string(),
+                    expected: shape
+                        .map_or_else(|| format!("a {format}"), |s| s.expected.to_string()),
+                },
+                value_span,
+            );
+            let is_size = shape
+                .is_some_and(|s| s.name == names::QUANTITY.name || s.name == names::RESERVED.name);
+            if let (true, Some(s)) = (is_size, found.as_str()) {
+                d.help = quantity_hint(s);
+            }
+            d
+        }
         ValidationErrorKind::Pattern { pattern } => {
             let mut d = Diagnostic::error(
                 Message::InvalidFormat {
@@ -291,6 +428,10 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
             let expected = match inner.kind() {
                 ValidationErrorKind::Pattern { pattern } => names::explain_pattern(pattern)
                     .map_or_else(|| format!("matching `{pattern}`"), str::to_string),
+                ValidationErrorKind::Format { format } => format
+                    .strip_prefix("lhc-")
+                    .and_then(names::shape_named)
+                    .map_or_else(|| format!("a {format}"), |s| s.expected.to_string()),
                 ValidationErrorKind::MaxLength { limit } => {
                     format!("at most {limit} characters long")
                 }
@@ -353,9 +494,9 @@ fn to_diagnostic(error: &jsonschema::ValidationError<'_>, parsed: &Parsed) -> Di
 }
 
 /// The property names of the object schema that owns an `additionalProperties` keyword.
-fn known_properties(schema_path: &str) -> Vec<String> {
+fn known_properties(schema: &Value, schema_path: &str) -> Vec<String> {
     let parent = schema_path.strip_suffix("/additionalProperties").unwrap_or(schema_path);
-    schema()
+    schema
         .pointer(parent)
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
@@ -453,7 +594,7 @@ mod tests {
 
     #[test]
     fn schema_compiles_and_rejects_unknown_keys_everywhere() {
-        assert!(validator().is_some());
+        assert_eq!(schema(), &generate(), "schemas/cluster.schema.json is what the model says");
         let s = schema();
         let tables = s["$defs"]
             .as_object()

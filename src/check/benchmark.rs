@@ -4,7 +4,7 @@
 use super::scheduling::Scheduling;
 use super::{DiskFacts, Target, duplicates};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
-use crate::knowledge::bench;
+use crate::knowledge::bench::{self, Tools};
 use crate::model::defaults;
 use crate::model::{ClusterFile, Tool};
 use crate::quantity::Bytes;
@@ -32,6 +32,7 @@ const SMALL: Bytes = Bytes::gib(10);
 pub(super) fn check(
     file: &ClusterFile,
     target: &Target,
+    tools_data: &Tools,
     disks: &[Vec<DiskFacts>],
     out: &mut Vec<Diagnostic>,
 ) -> Option<BenchFacts> {
@@ -119,7 +120,7 @@ pub(super) fn check(
         }
         images.push((
             *tool,
-            given.map_or_else(|| target.k.bench.info(*tool).image.clone(), |i| i.value.clone()),
+            given.map_or_else(|| tools_data.info(*tool).image.clone(), |i| i.value.clone()),
         ));
     }
 
@@ -149,14 +150,15 @@ pub(super) fn check(
         );
     }
 
+    // The largest volume any of the tools needs.
+    let volume = tools.iter().map(|t| tools_data.volume_size(*t, size)).max().unwrap_or(size);
     check_classes(
         file,
         target,
         disks,
         bench.pool.as_ref().map(|p| p.as_str()),
         &classes,
-        &tools,
-        size,
+        volume,
         out,
         bench,
     );
@@ -183,14 +185,12 @@ fn check_classes(
     disks: &[Vec<DiskFacts>],
     pool: Option<&str>,
     classes: &[String],
-    tools: &[Tool],
-    size: Bytes,
+    volume: Bytes,
     out: &mut Vec<Diagnostic>,
     bench: &crate::model::Spanned<crate::model::Benchmark>,
 ) {
     let Some(release) = target.release else { return };
     let scheduling = Scheduling::new(file, release);
-    let volume = tools.iter().map(|t| target.k.bench.volume_size(*t, size)).max().unwrap_or(size);
     let none: Vec<String> = vec![];
     for class in classes {
         let (replicas, disk_tags, node_tags) = if class == "longhorn" {

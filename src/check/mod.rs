@@ -27,6 +27,8 @@ use crate::quantity::Bytes;
 #[derive(Debug)]
 pub struct Resolved {
     pub knowledge: &'static Knowledge,
+    /// The benchmark tools, when the file has `[benchmark]`.
+    pub bench: Option<&'static crate::knowledge::bench::Tools>,
     pub provider: Provider,
     pub kubernetes: Minor,
     /// The Longhorn release whose data the rules used; `None` when Longhorn is disabled.
@@ -56,11 +58,19 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
         settings::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
-    let bench = benchmark::check(file, &target, &facts_disks, &mut out);
+    let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
+        Ok(t) => Some(t),
+        Err(e) => {
+            out.push(internal(&e));
+            None
+        }
+    });
+    let bench = tools.and_then(|t| benchmark::check(file, &target, t, &facts_disks, &mut out));
     gitops::check(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
         knowledge,
+        bench: tools,
         provider: target.provider,
         kubernetes: target.kubernetes,
         release: target.release,
@@ -75,6 +85,8 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
 #[derive(Debug)]
 pub(crate) struct Target {
     pub k: &'static Knowledge,
+    /// Hetzner Cloud's catalogue, for `provider = "hcloud"`.
+    pub hcloud: Option<&'static crate::knowledge::hcloud::Catalogue>,
     pub provider: Provider,
     pub kubernetes: Minor,
     pub release: Option<&'static Release>,

@@ -35,7 +35,8 @@ fn check_location(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>
         );
         return;
     }
-    let known = &target.k.hcloud.locations;
+    let Some(catalogue) = target.hcloud else { return };
+    let known = &catalogue.locations;
     if !known.contains_key(location.as_str()) {
         let mut d = Diagnostic::error(
             Message::UnknownLocation { name: location.to_string() },
@@ -95,8 +96,8 @@ fn check_pool(
 
     let volumes: Vec<&Spanned<Disk>> =
         pool.disks.iter().filter(|d| d.kind.value == DiskKind::HcloudVolume).collect();
-    let limits = &target.k.hcloud.volumes;
-    if volumes.len() > limits.max_per_server as usize && target.provider == Provider::Hcloud {
+    let limits = target.hcloud.map(|c| &c.volumes);
+    if let Some(limits) = limits.filter(|l| volumes.len() > l.max_per_server as usize) {
         let extra = volumes[limits.max_per_server as usize];
         out.push(
             Diagnostic::error(
@@ -128,7 +129,7 @@ fn check_server_type(
         );
         return None;
     }
-    let catalogue = &target.k.hcloud;
+    let catalogue = target.hcloud?;
     let lower = name.to_ascii_lowercase();
     let Some(server) = catalogue.server_types.get(&lower) else {
         let mut d = Diagnostic::error(
@@ -345,7 +346,7 @@ fn check_disk(
     let written = disk.size.as_ref().map(|s| s.value.to_string());
     let size_ok = match size {
         Some(size) => {
-            let volumes = hcloud.then_some(&target.k.hcloud.volumes);
+            let volumes = target.hcloud.map(|c| &c.volumes);
             check_size_limits(disk, size, written.as_deref(), server, volumes, size_span, out)
         }
         None => false,

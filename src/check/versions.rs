@@ -118,5 +118,8 @@ pub(super) fn check(
             .filter(|v| longhorn.same_minor(&v.value).is_some())
             .map_or_else(|| r.version.clone(), |v| v.to_string())
     });
-    Target { k, provider, kubernetes, release, chart_version, longhorn: enabled }
+    let hcloud = (provider == crate::model::Provider::Hcloud)
+        .then(|| k.hcloud())
+        .and_then(|h| h.map_err(|e| out.push(super::internal(&e))).ok());
+    Target { k, hcloud, provider, kubernetes, release, chart_version, longhorn: enabled }
 }

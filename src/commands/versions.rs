@@ -20,9 +20,19 @@ pub fn run(ui: &Ui, json: bool) -> Outcome {
     let charts: Vec<&str> = k.longhorn.releases().iter().map(|c| c.version.as_str()).collect();
     let newest_chart = k.longhorn.newest().version.as_str();
     let k8s: Vec<String> = kubernetes::supported().map(|m| m.to_string()).collect();
+    let bench = match k.bench() {
+        Ok(b) => b,
+        Err(e) => {
+            return Outcome::fail(
+                ui,
+                Diagnostic::error(Message::Internal(e.to_string()), None),
+                FAILED,
+            );
+        }
+    };
     let images: Vec<(&str, &str)> = [Tool::Kbench, Tool::Dbench, Tool::Fio]
         .into_iter()
-        .map(|t| (t.as_str(), k.bench.info(t).image.as_str()))
+        .map(|t| (t.as_str(), bench.info(t).image.as_str()))
         .collect();
     let mut out = Outcome { code: OK, ..Outcome::default() };
     if json {

@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn defaults_load_and_are_pinned() {
-        let t = &crate::knowledge::load().unwrap().bench;
+        let t = crate::knowledge::load().unwrap().bench().unwrap();
         for tool in [Tool::Kbench, Tool::Dbench, Tool::Fio] {
             assert_eq!(unpinned(&t.info(tool).image), None, "{tool:?}");
         }

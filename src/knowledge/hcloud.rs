@@ -71,7 +71,7 @@ mod tests {
 
     #[test]
     fn catalogue_parses_and_knows_the_guide_s_server() {
-        let c = &crate::knowledge::load().unwrap().hcloud;
+        let c = crate::knowledge::load().unwrap().hcloud().unwrap();
         assert_eq!(c.server_types["ccx23"].disk(), Bytes::parse("160Gi").unwrap());
         assert_eq!(c.volumes.max_per_server, 16);
         assert_eq!(c.volumes.min(), Bytes::parse("10Gi").unwrap());

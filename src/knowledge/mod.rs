@@ -24,12 +24,15 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (bench::PATH, include_str!("../../data/bench/tools.toml")),
 ];
 
-/// The domain data, loaded and checked.
+/// The domain data. Longhorn's is loaded with it; Hetzner's catalogue and the benchmark tools
+/// only when a cluster file needs them.
 #[derive(Debug)]
 pub struct Knowledge {
     pub longhorn: longhorn::Longhorn,
-    pub hcloud: hcloud::Catalogue,
-    pub bench: bench::Tools,
+    hcloud_text: &'static str,
+    bench_text: &'static str,
+    hcloud: OnceLock<Result<hcloud::Catalogue, DataError>>,
+    bench: OnceLock<Result<bench::Tools, DataError>>,
 }
 
 /// A data file that does not hold what lhc expects: a bug in lhc's data, reported with its path.
@@ -64,15 +67,33 @@ impl Knowledge {
         };
         Ok(Knowledge {
             longhorn: longhorn::Longhorn::load(&file)?,
-            hcloud: hcloud::Catalogue::load(file(hcloud::PATH)?)?,
-            bench: bench::Tools::load(file(bench::PATH)?)?,
+            hcloud_text: file(hcloud::PATH)?,
+            bench_text: file(bench::PATH)?,
+            hcloud: OnceLock::new(),
+            bench: OnceLock::new(),
         })
+    }
+
+    /// Hetzner Cloud's catalogue.
+    pub fn hcloud(&self) -> Result<&hcloud::Catalogue, DataError> {
+        self.hcloud
+            .get_or_init(|| hcloud::Catalogue::load(self.hcloud_text))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The benchmark tools.
+    pub fn bench(&self) -> Result<&bench::Tools, DataError> {
+        self.bench
+            .get_or_init(|| bench::Tools::load(self.bench_text))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 
 /// Parses a TOML data file.
 pub(crate) fn toml<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
-    toml_edit::de::from_str(text).map_err(|e| DataError::new(path, e.message().trim_end()))
+    toml::from_str(text).map_err(|e| DataError::new(path, e.message().trim_end()))
 }
 
 /// Parses a JSON data file.
@@ -108,7 +129,8 @@ mod tests {
     fn the_embedded_data_loads() {
         let k = load().unwrap();
         assert!(!k.longhorn.releases().is_empty());
-        assert!(k.hcloud.server_types.contains_key("ccx23"));
+        assert!(k.hcloud().unwrap().server_types.contains_key("ccx23"));
+        assert!(k.bench().is_ok());
     }
 
     #[test]
@@ -119,7 +141,12 @@ mod tests {
                 .map(|(p, t)| (*p, if p == path { "{ not [ data" } else { *t }))
                 .collect();
             let err = Knowledge::from_files(&files)
-                .and_then(|k| k.longhorn.check_all().map(|()| k))
+                .and_then(|k| {
+                    k.longhorn.check_all()?;
+                    k.hcloud()?;
+                    k.bench()?;
+                    Ok(())
+                })
                 .err()
                 .unwrap_or_else(|| panic!("{path}: a corrupted file must not load"));
             assert_eq!(err.path, *path);

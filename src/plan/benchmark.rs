@@ -415,7 +415,7 @@ mod tests {
             images: vec![],
         };
         let mut files = BTreeMap::new();
-        plan("c", &b, &crate::knowledge::load().unwrap().bench, &mut files);
+        plan("c", &b, crate::knowledge::load().unwrap().bench().unwrap(), &mut files);
         for f in files.values() {
             let File::Benchmark(_, f) = f else { continue };
             for e in &f.env {

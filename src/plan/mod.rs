@@ -217,8 +217,8 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     if !resources.is_empty() {
         files.insert(KUSTOMIZATION.to_string(), File::Kustomization(Kustomization { resources }));
     }
-    if let Some(b) = &resolved.benchmark {
-        benchmark::plan(&cluster, b, &resolved.knowledge.bench, &mut files);
+    if let (Some(b), Some(tools)) = (&resolved.benchmark, resolved.bench) {
+        benchmark::plan(&cluster, b, tools, &mut files);
     }
     let chart = longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_name));
     if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {

@@ -543,8 +543,7 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
         .file("junk.txt", "hello\nthis is not a benchmark\n");
     let out = t.run_args(&["report", "good.txt", "junk.txt", "--message-format", "json"]);
     out.code(1);
-    let lines: Vec<Value> =
-        out.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = out.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
     assert_eq!(lines[0]["code"], "no-benchmark-result");
     assert_eq!(lines[0]["severity"], "error");
