@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Benchmark `lhc build`: wall time and peak memory (max RSS) of the release binary.
+"""Benchmark the release binary: wall time and peak memory (max RSS), and instruction counts.
 
-Cases: profiles/hcloud-longhorn.toml, and a generated cluster of 200 pools of 10 nodes (two
-disks each, tags, four classes). Each case runs `--runs` times into a fresh output folder; the
-report gives the median and the best wall time and the largest max RSS.
+Cases: every profile in profiles/ (`lhc check`, a first `lhc build` into an empty folder and a
+no-change rebuild), and a generated cluster of 200 pools of 10 nodes (two disks each, tags,
+four classes). Each case runs `--runs` times; the report gives the median and the best wall
+time and the largest max RSS. With valgrind installed, each command also runs once under
+callgrind, whose instruction count does not depend on how busy the machine is.
 
-Usage: tools/bench.py [--runs N] [--no-build]
-Targets (issue 2): under 10 ms and under 20 MiB for the profile.
+Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind]
+Targets (issue 9): `lhc check` of each profile at most 5 million instructions, `lhc build` at
+most 7 million, `lhc build` of the generated cluster at most 25 ms.
 """
 import argparse
+import shutil
 import os
 import resource
 import statistics
@@ -58,6 +62,33 @@ def line(name, walls, rss, extra):
     )
 
 
+def instructions(args, cwd):
+    """The instruction count of one run under callgrind, or None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *args],
+        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    for l in out.stderr.splitlines():
+        if "refs:" in l:
+            return int(l.split("refs:")[1].strip().replace(",", ""))
+    return None
+
+
+def counts(name, toml_path):
+    """Instructions of `check`, a first `build` and a no-change `build`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        c = instructions([BIN, "check", toml_path], tmp)
+        b1 = instructions([BIN, "build", toml_path, "-o", out], tmp)
+        b2 = instructions([BIN, "build", toml_path, "-o", out], tmp)
+    if c is None:
+        return
+    m = lambda n: f"{n / 1e6:6.2f} M"
+    print(f"{name:<44} instructions: check {m(c)}   first build {m(b1)}   no-change build {m(b2)}")
+
+
 def run_case(name, toml_path, runs):
     """A first build into an empty folder, then a build with nothing to change, `runs` times."""
     first, again, rss = [], [], []
@@ -80,6 +111,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-callgrind", action="store_true")
     a = ap.parse_args()
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
@@ -88,11 +120,17 @@ def main():
         spawn.append(measure(["/bin/true"], cwd=ROOT)[0])
     print(f"lhc build, release binary, {os.cpu_count()} CPUs; starting a process here takes "
           f"{statistics.median(spawn) * 1000:.2f} ms (median of /bin/true), included below")
-    run_case("profiles/hcloud-longhorn.toml", os.path.join(ROOT, "profiles", "hcloud-longhorn.toml"), a.runs)
+    profiles = sorted(p for p in os.listdir(os.path.join(ROOT, "profiles")) if p.endswith(".toml"))
+    for p in profiles:
+        run_case(f"profiles/{p}", os.path.join(ROOT, "profiles", p), a.runs)
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(generated())
     try:
         run_case("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
+        if not a.no_callgrind:
+            for p in profiles:
+                counts(f"profiles/{p}", os.path.join(ROOT, "profiles", p))
+            counts("generated: 200 pools x 10 nodes", f.name)
     finally:
         os.unlink(f.name)
 
