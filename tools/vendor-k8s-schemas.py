@@ -7,6 +7,9 @@ per-kind schemas from
 and writes, for each Kubernetes minor 1.25..1.37 and each kind listed in
 KINDS, a standalone schema to
     schemas/kubernetes/v1.NN/<kind>.json
+Kinds in VERSIONED_KINDS (MutatingAdmissionPolicy and its binding) are
+written only for the minors that serve them, as <kind>-<version>.json for
+each API version and <kind>.json for the newest one.
 (relative to the repository root). Every definition reachable from the kind
 is copied from the shared `_definitions.json` into a local `$defs`, and all
 `$ref`s are rewritten to `#/$defs/<name>`. `description` and `x-kubernetes-*`
@@ -34,6 +37,19 @@ KINDS = {
     "configmap": "configmap-v1.json",
     "job": "job-batch-v1.json",
     "deployment": "deployment-apps-v1.json",
+    "node": "node-v1.json",
+}
+# Kinds that exist only in some minors, under one or more API versions (oldest
+# first). For every version a minor has, `<kind>-<version>.json` is written;
+# `<kind>.json` is a copy of the newest version that minor has (the one lhc
+# writes for it). Minors without any version of the kind get no file.
+VERSIONED_KINDS = {
+    "mutatingadmissionpolicy": (
+        "mutatingadmissionpolicy-admissionregistration-{version}.json",
+        ("v1alpha1", "v1beta1", "v1")),
+    "mutatingadmissionpolicybinding": (
+        "mutatingadmissionpolicybinding-admissionregistration-{version}.json",
+        ("v1alpha1", "v1beta1", "v1")),
 }
 SRC_DIR = "kubernetes_validate/kubernetes-json-schema/v1.{minor}.0-local-strict/"
 DEFS_FILE = "_definitions.json"
@@ -119,18 +135,30 @@ def main():
             definitions = json.loads(whl.read(src + DEFS_FILE))["$defs"]
             dest = os.path.join(args.out, "v1.%d" % minor)
             os.makedirs(dest, exist_ok=True)
-            for kind, fname in KINDS.items():
+            names = set(whl.namelist())
+            outputs = [(kind, fname) for kind, fname in KINDS.items()]
+            for kind, (pattern, versions) in VERSIONED_KINDS.items():
+                present = [v for v in versions
+                           if src + pattern.format(version=v) in names]
+                outputs += [("%s-%s" % (kind, v), pattern.format(version=v))
+                            for v in present]
+                if present:
+                    outputs.append((kind, pattern.format(version=present[-1])))
+            for kind, fname in outputs:
                 top = json.loads(whl.read(src + fname))
-                schema = build(top, definitions, minor, kind)
-                text = json.dumps(schema, sort_keys=True, indent=1,
-                                  ensure_ascii=False) + "\n"
-                path = os.path.join(dest, kind + ".json")
-                with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(text)
-                print("%s (%d defs, %d bytes)" % (
-                    os.path.relpath(path), len(schema.get("$defs", {})),
-                    len(text.encode("utf-8"))))
+                write(build(top, definitions, minor, kind), dest, kind)
     return 0
+
+
+def write(schema, dest, kind):
+    text = json.dumps(schema, sort_keys=True, indent=1,
+                      ensure_ascii=False) + "\n"
+    path = os.path.join(dest, kind + ".json")
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    print("%s (%d defs, %d bytes)" % (
+        os.path.relpath(path), len(schema.get("$defs", {})),
+        len(text.encode("utf-8"))))
 
 
 if __name__ == "__main__":
