@@ -14,6 +14,7 @@
 //!
 //! The library never prints: it returns diagnostics and files; `main.rs` reports them.
 
+pub mod capacity;
 pub mod check;
 pub mod diagnostic;
 pub mod diff;
