@@ -3,14 +3,15 @@
 //! with the minimal-available line across it; then per class its total now and after losing
 //! its worst node, with the declared volumes marked. Legend inside, deterministic output.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use super::report::Report;
 use super::text::size;
 
-const WIDTH: f64 = 960.0;
+const WIDTH: f64 = 1100.0;
 const LEFT: f64 = 230.0;
-const RIGHT: f64 = 250.0;
+const RIGHT: f64 = 330.0;
 const ROW: f64 = 18.0;
 const BAR: f64 = 12.0;
 const PLOT: f64 = WIDTH - LEFT - RIGHT;
@@ -24,12 +25,22 @@ const LINE: &str = "#D55E00";
 const NOW: &str = "#009E73";
 const AFTER: &str = "#E69F00";
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
+fn esc(s: &str) -> Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A round step in bytes giving about four ticks up to `max`, in GiB or TiB.
@@ -64,14 +75,13 @@ fn x_of(bytes: u64, max: u64) -> f64 {
     if max == 0 { 0.0 } else { bytes as f64 / max as f64 * PLOT }
 }
 
-fn segment(body: &mut String, kind: &str, fill: &str, x: f64, w: f64, y: f64, title: &str) {
+fn segment(body: &mut String, kind: &str, fill: &str, x: f64, w: f64, y: f64, bytes: u64) {
     if w <= 0.0 {
         return;
     }
     let _ = writeln!(
         body,
-        r#"<rect class="seg" data-kind="{kind}" x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{BAR}" fill="{fill}"><title>{}</title></rect>"#,
-        esc(title)
+        r#"<rect class="seg" data-kind="{kind}" data-bytes="{bytes}" x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{BAR}" fill="{fill}"/>"#
     );
 }
 
@@ -179,46 +189,48 @@ pub fn svg(report: &Report) -> String {
             esc(&tags)
         );
         let (withheld, _) = stack(d);
-        let name = format!("{}/{}", d.node, d.disk);
         let declared = d.declared_bytes.min(d.schedulable_bytes);
-        let mut at = LEFT;
-        for (kind, fill, bytes, what) in [
-            ("declared", DECLARED, declared, "declared volumes"),
-            ("free", FREE, d.schedulable_bytes - declared, "schedulable, free"),
-            ("withheld", WITHHELD, withheld, "withheld by over-provisioning"),
-            ("reserved", RESERVED, d.reserved_bytes, "reserved"),
-        ] {
-            let w = x_of(bytes, max);
-            segment(&mut body, kind, fill, at, w, y, &format!("{name}: {what} {}", size(bytes)));
-            at += w;
-        }
         let _ = writeln!(
             body,
-            r#"<rect class="disk" data-node="{}" data-disk="{}" x="{LEFT}" y="{y:.1}" width="{:.1}" height="{BAR}"><title>{}: {} of {} schedulable</title></rect>"#,
+            r#"<g class="diskbar"><title>{}/{}: {} declared, {} free of {} schedulable; {} reserved of {}; no new replica once {} are used</title>"#,
             esc(&d.node),
             esc(&d.disk),
-            x_of(d.size_bytes, max),
-            esc(&name),
+            size(declared),
+            size(d.schedulable_bytes - declared),
             size(d.schedulable_bytes),
-            size(d.size_bytes)
+            size(d.reserved_bytes),
+            size(d.size_bytes),
+            size(d.stop_at_bytes)
         );
+        let mut at = LEFT;
+        for (kind, fill, bytes) in [
+            ("declared", DECLARED, declared),
+            ("free", FREE, d.schedulable_bytes - declared),
+            ("withheld", WITHHELD, withheld),
+            ("reserved", RESERVED, d.reserved_bytes),
+        ] {
+            let w = x_of(bytes, max);
+            segment(&mut body, kind, fill, at, w, y, bytes);
+            at += w;
+        }
         let sx = LEFT + x_of(d.stop_at_bytes, max);
         let _ = writeln!(
             body,
-            r#"<line class="stopline" x1="{sx:.1}" y1="{:.1}" x2="{sx:.1}" y2="{:.1}"><title>{}: no new replica once {} are used</title></line>"#,
+            r#"<rect class="disk" data-node="{}" data-disk="{}" x="{LEFT}" y="{y:.1}" width="{:.1}" height="{BAR}"/><line class="stopline" x1="{sx:.1}" y1="{:.1}" x2="{sx:.1}" y2="{:.1}"/></g>"#,
+            esc(&d.node),
+            esc(&d.disk),
+            x_of(d.size_bytes, max),
             y - 2.0,
-            y + BAR + 2.0,
-            esc(&name),
-            size(d.stop_at_bytes)
+            y + BAR + 2.0
         );
         let declared = if report.rebuild.is_some() {
-            format!(", {} declared", size(d.declared_bytes))
+            format!(" · declared {}", size(d.declared_bytes))
         } else {
             String::new()
         };
         let _ = writeln!(
             body,
-            r#"<text class="value" x="{:.1}" y="{:.1}">{} of {} schedulable{}</text>"#,
+            r#"<text class="value" x="{:.1}" y="{:.1}">schedulable {} of {}{}</text>"#,
             LEFT + PLOT + 8.0,
             y + 10.0,
             esc(&size(d.schedulable_bytes)),
@@ -274,7 +286,7 @@ pub fn svg(report: &Report) -> String {
                 if i == 0 { c.max_volume_bytes } else { c.max_volume_bytes_after_node_loss };
             let _ = writeln!(
                 body,
-                r#"<text class="value" x="{:.1}" y="{:.1}">{} {} (largest volume {})</text>"#,
+                r#"<text class="value" x="{:.1}" y="{:.1}">{} {} · largest {}</text>"#,
                 LEFT + PLOT + 8.0,
                 by + 10.0,
                 esc(&size(bytes)),

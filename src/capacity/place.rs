@@ -179,15 +179,18 @@ impl<'a> Free<'a> {
         let mut order = vec![];
         let mut zones_of = vec![];
         for (c, slots) in layout.eligible.iter().enumerate() {
-            let mut set = BTreeSet::new();
-            let mut zones = BTreeSet::new();
+            let mut zones: Vec<usize> = slots.iter().map(|&s| layout.slots[s].zone).collect();
+            zones.sort_unstable();
+            zones.dedup();
+            zones_of.push(zones);
             for &s in slots {
                 classes_of[s].push(c);
-                zones.insert(layout.slots[s].zone);
-                set.insert((Reverse(limit[s].saturating_sub(placed[s])), layout.slots[s].rank, s));
             }
-            order.push(set);
-            zones_of.push(zones.into_iter().collect());
+            // Collecting sorts once and builds the tree in bulk.
+            let keys = slots
+                .iter()
+                .map(|&s| (Reverse(limit[s].saturating_sub(placed[s])), layout.slots[s].rank, s));
+            order.push(keys.collect());
         }
         Free { layout, limit, placed, order, classes_of, zones_of }
     }
@@ -319,6 +322,9 @@ pub(crate) fn place(layout: &Layout) -> Placement {
     instances.sort_by(|a, b| {
         (Reverse(a.size), &a.name, a.volume).cmp(&(Reverse(b.size), &b.name, b.volume))
     });
+    if instances.is_empty() {
+        return Placement { instances, placed: vec![0; layout.slots.len()] };
+    }
     let limit: Vec<u64> = layout.slots.iter().map(|s| s.figures.room()).collect();
     let mut free = Free::new(layout, limit, vec![0; layout.slots.len()]);
     for inst in &mut instances {
