@@ -23,9 +23,11 @@
 //! *scheduled*, the minimal-available line acts on what is *written*. When
 //! `stop_at < schedulable` (a 10 % reserve with the default 25 %, say) a disk whose volumes
 //! fill stops taking replicas before it is fully scheduled: `minimal_available_binds`.
-//! Longhorn computes both products in `float64` and truncates; for results below 2⁴⁶ bytes
-//! (64 TiB) that is exactly this floor, since the products are exact below 2⁵³ and rounding
-//! `p / 100` moves it by less than the 0.01 that separates it from the next integer.
+//! Current Longhorn releases compute both products in `float64` and truncate; for results
+//! below 2⁴⁶ bytes (64 TiB) that is exactly this floor, since the products are exact below 2⁵³
+//! and rounding `p / 100` moves it by less than the 0.01 that separates it from an integer.
+//! (Old releases multiplied by `overProvisioning / 100` in integers, which turned 150 % into
+//! 100 %; the releases lhc's notes checked, 1.6.4 and 1.12.1, do not.)
 //!
 //! # Per class
 //!
