@@ -19,6 +19,7 @@
 //! (benchmark logs for `lhc report`), and the foundations [`knowledge`], [`names`],
 //! [`quantity`], [`yaml`]. The library never prints; `main.rs` prints what a command returns.
 
+pub mod capacity;
 pub mod check;
 pub mod commands;
 pub mod diagnostic;
