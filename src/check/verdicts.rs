@@ -3421,12 +3421,13 @@ mod tests {
     }
 
     #[test]
-    fn v2_classes_need_unmap_disabled() {
-        // The chart always writes unmapMarkSnapChainRemoved: ignored.
+    fn v2_classes_have_unmap_disabled() {
+        // The chart always writes unmapMarkSnapChainRemoved: ignored; the mutator forces
+        // `disabled` on v2 volumes.
         let v2 = [("dataEngine", "v2")];
         assert_eq!(
             param("1.12.1", "unmapMarkSnapChainRemoved", "ignored", &v2),
-            Some(Effect::Refused)
+            Some(Effect::Ignored)
         );
         assert_eq!(param("1.12.1", "unmapMarkSnapChainRemoved", "disabled", &v2), None);
         assert_eq!(param("1.12.1", "unmapMarkSnapChainRemoved", "ignored", &[]), None);
