@@ -15,6 +15,7 @@ mod formats;
 mod gitops;
 mod pools;
 mod settings;
+pub mod verdicts;
 mod versions;
 
 use crate::diagnostic::{Diagnostic, Message};
