@@ -16,6 +16,7 @@ const ORDER: &[&str] = &[
     "yaml",
     "model",
     "knowledge",
+    "capacity",
     "profiles",
     "parse",
     "schema",
