@@ -135,8 +135,14 @@ pub enum Message {
     // --- versions ----------------------------------------------------------------------------
     #[error("{what} {version} is not supported")]
     UnsupportedVersion { what: &'static str, version: String },
-    #[error("Longhorn chart {version} is not in lhc's tables; checking against {used}")]
-    UnknownPatchVersion { version: String, used: String },
+    #[error(
+        "Longhorn chart {version} is not a release lhc knows; the releases of its line are {line}"
+    )]
+    UnknownRelease { version: String, line: String },
+    #[error("Longhorn chart {version} is checked as chart {used}")]
+    TreatedAs { version: String, used: String },
+    #[error("`treat_as = \"{version}\"` does nothing here")]
+    UnusedTreatAs { version: String },
 
     // --- [longhorn.settings] ---------------------------------------------------------------------
     #[error("`{key}` is not a setting of Longhorn chart {version}")]
@@ -163,6 +169,55 @@ pub enum Message {
     SettingEngines { key: String, engines: String },
     #[error("settings `{a}` and `{b}` cannot both be true")]
     SettingConflict { a: String, b: String },
+
+    #[error("setting `{key}` is written as a string ({value}); it is {kind} setting")]
+    QuotedSettingValue { key: String, value: String, kind: String },
+
+    // --- [longhorn.values] -----------------------------------------------------------------------
+    #[error("`{key}` is not a values key of Longhorn chart {version}")]
+    UnknownValue { key: String, version: String },
+    #[error("`{key}` is not a values key of Longhorn chart {version}; it exists in {available}")]
+    ValueNotInVersion { key: String, version: String, available: String },
+    #[error(
+        "`{key}` is not a values key of Longhorn chart {version}: it moved to `{to}` in chart {since}"
+    )]
+    MovedValue { key: String, version: String, to: String, since: String },
+    #[error("`{key}` was removed from the Longhorn chart in {since}")]
+    RemovedValue { key: String, since: String },
+    #[error(
+        "`{key}` has no effect in Longhorn chart {version}: its values.yaml declares it, but no template reads it"
+    )]
+    UnreadValue { key: String, version: String },
+    #[error("`{key}` must be {expected}, found {found}")]
+    ValueType { key: String, expected: String, found: String },
+    #[error("`{key}` is written by lhc and cannot be set by hand")]
+    DerivedValue { key: String },
+    #[error("`{key}` is set twice: here and as {other}")]
+    ValueSetTwice { key: String, other: String },
+    #[error("`{key}` has a first-class key: {other}")]
+    FirstClassValue { key: String, other: String },
+    #[error("setting `{key}` is written in `[longhorn.values]`")]
+    SettingInValues { key: String },
+
+    // --- the chart's first-class keys ------------------------------------------------------
+    #[error(
+        "`{key}` needs `{path}`, which Longhorn chart {version} does not have; it exists in {available}"
+    )]
+    KeyNotInVersion { key: String, path: String, version: String, available: String },
+    #[error("the chart cannot write `{key}` as given")]
+    ChartBreaksValue { key: String },
+    #[error("invalid toleration: {why}")]
+    InvalidToleration { why: String },
+    #[error("{what} matches no pool of this file")]
+    UnmatchedNodeSelector { what: String },
+    #[error("`[longhorn.placement] node_selector` keeps Longhorn off pool{} {pools}", if *count == 1 { "" } else { "s" })]
+    PlacementExcludesPools { pools: String, count: usize },
+    #[error("`{key}` asks for {replicas} replicas, but only {nodes} node{} can run them", if *nodes == 1 { "" } else { "s" })]
+    TooManyComponentReplicas { key: String, replicas: u32, nodes: usize },
+    #[error("the UI has both an Ingress and an HTTPRoute")]
+    TwoUiRoutes,
+    #[error("OpenShift needs the OAuth proxy image, which the chart leaves empty")]
+    MissingOauthProxyImage,
 
     // --- pools and disks -----------------------------------------------------------------------
     #[error("`{what}` only applies to provider \"hcloud\"")]
@@ -354,7 +409,9 @@ codes! {
     OutOfRange => "out-of-range",
     Duplicate => "duplicate",
     UnsupportedVersion => "unsupported-version",
-    UnknownPatchVersion => "unknown-patch-version",
+    UnknownRelease => "unknown-release",
+    TreatedAs => "treated-as",
+    UnusedTreatAs => "unused-treat-as",
     UnknownSetting => "unknown-setting",
     MovedSetting => "moved-setting",
     SettingNotInVersion => "setting-not-in-version",
@@ -367,6 +424,25 @@ codes! {
     SettingFormat => "setting-format",
     SettingEngines => "setting-engines",
     SettingConflict => "setting-conflict",
+    QuotedSettingValue => "quoted-setting-value",
+    UnknownValue => "unknown-value",
+    ValueNotInVersion => "value-not-in-version",
+    MovedValue => "moved-value",
+    RemovedValue => "removed-value",
+    UnreadValue => "unread-value",
+    ValueType => "value-type",
+    DerivedValue => "derived-value",
+    ValueSetTwice => "value-set-twice",
+    FirstClassValue => "first-class-value",
+    SettingInValues => "setting-in-values",
+    KeyNotInVersion => "key-not-in-version",
+    ChartBreaksValue => "chart-breaks-value",
+    InvalidToleration => "invalid-toleration",
+    UnmatchedNodeSelector => "unmatched-node-selector",
+    PlacementExcludesPools => "placement-excludes-pools",
+    TooManyComponentReplicas => "too-many-component-replicas",
+    TwoUiRoutes => "two-ui-routes",
+    MissingOauthProxyImage => "missing-oauth-proxy-image",
     HcloudOnly => "hcloud-only",
     UnknownServerType => "unknown-server-type",
     DeprecatedServerType => "deprecated-server-type",
@@ -447,12 +523,29 @@ pub fn did_you_mean<'a>(
         }
         let score = strsim::jaro_winkler(&lower, &candidate.to_ascii_lowercase());
         let distance = strsim::levenshtein(&lower, &candidate.to_ascii_lowercase());
-        let close = score >= 0.85 || distance <= 2.max(input.len() / 4);
+        // Close means a typo: a few edits for the length, or nearly the same letters in order.
+        let close = distance <= 1.max(input.len() / 5).min(3) || score >= 0.93;
         if close && best.is_none_or(|(s, _)| score > s) {
             best = Some((score, candidate));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// The candidates closest to `input`, best first (at most `n`).
+pub fn closest<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
+    let lower = input.to_ascii_lowercase();
+    let mut scored: Vec<(f64, &'a str)> = candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&lower, &c.to_ascii_lowercase()), c))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(n).map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]

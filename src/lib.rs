@@ -90,7 +90,7 @@ pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>,
             return (None, vec![d]);
         }
     };
-    let (resolved, diagnostics) = check::check(&file, knowledge);
+    let (resolved, diagnostics) = check::check(&file, &parsed.index, knowledge);
     (Some((file, resolved)), diagnostics)
 }
 

@@ -113,6 +113,14 @@ pub const BACKUP_TARGET: Shape = Shape {
     expected: "a Longhorn backup target URL (s3://, nfs://, cifs:// or azblob://)",
 };
 
+pub const DURATION: Shape = Shape {
+    name: "duration",
+    pattern: "^([0-9]+(ms|s|m|h|d|w|y))+$",
+    matches: duration_shape,
+    max_len: None,
+    expected: "a Prometheus duration such as \"30s\", \"1m\" or \"1h30m\"",
+};
+
 /// All shapes, so a schema `pattern` error can be explained in words.
 pub const SHAPES: &[Shape] = &[
     DNS_LABEL,
@@ -127,6 +135,7 @@ pub const SHAPES: &[Shape] = &[
     KUBERNETES_VERSION,
     CHART_VERSION,
     BACKUP_TARGET,
+    DURATION,
 ];
 
 /// The shape a schema validator format names.
@@ -235,6 +244,27 @@ fn kubernetes_version_shape(s: &str) -> bool {
 fn chart_version_shape(s: &str) -> bool {
     let parts: Vec<&str> = s.split('.').collect();
     parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && all_bytes(p, |c| c.is_ascii_digit()))
+}
+
+/// `([0-9]+(ms|s|m|h|d|w|y))+`
+fn duration_shape(s: &str) -> bool {
+    let mut rest = s;
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return false;
+        }
+        rest = &rest[digits..];
+        let unit = ["ms", "s", "m", "h", "d", "w", "y"].iter().find(|u| rest.starts_with(**u));
+        match unit {
+            Some(u) => rest = &rest[u.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// `(s3|nfs|cifs|azblob)://.+`: not anchored at the end, so one character that is not a line

@@ -79,7 +79,7 @@ impl Renderer {
         match file {
             File::Values(l) => self.render(
                 "longhorn-values.yaml.j2",
-                context! { origin => origin, longhorn => ser(l) },
+                context! { origin => origin, longhorn => ser(l), body => l.body(0).trim_end_matches('\n') },
             ),
             File::NodesScript(n) => self.render(
                 "nodes.sh.j2",
@@ -137,7 +137,7 @@ impl Renderer {
     /// The documents that install Longhorn with Flux or Argo CD (and, when the file says so,
     /// apply the cluster's manifests), as one stream.
     fn gitops_docs(&self, g: &crate::plan::gitops::GitopsFile) -> Result<String, RenderError> {
-        let values = self.render("values-body.j2", context! { longhorn => ser(&g.values) })?;
+        let values = g.values.body(0);
         let mode = g.plan.mode.as_str();
         let ctx = context! {
             g => ser(&g.plan),
@@ -213,7 +213,6 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("bench-namespace.yaml.j2", include_str!("templates/bench-namespace.yaml.j2")),
     ("bench-kustomization.yaml.j2", include_str!("templates/bench-kustomization.yaml.j2")),
     ("fio-jobs.fio.j2", include_str!("templates/fio-jobs.fio.j2")),
-    ("values-body.j2", include_str!("templates/values-body.j2")),
     ("gitops-flux-header.j2", include_str!("templates/gitops-flux-header.j2")),
     ("gitops-flux-chart.j2", include_str!("templates/gitops-flux-chart.j2")),
     ("gitops-flux-storage.j2", include_str!("templates/gitops-flux-storage.j2")),

@@ -44,6 +44,7 @@ pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
         "lhc-kubernetes-version" => crate::schema::formats::kubernetes_version,
         "lhc-chart-version" => crate::schema::formats::chart_version,
         "lhc-backup-target" => crate::schema::formats::backup_target,
+        "lhc-duration" => crate::schema::formats::duration,
     },
 )]
 struct Compiled;
@@ -194,6 +195,9 @@ mod formats {
     }
     pub fn backup_target(s: &str) -> bool {
         (names::BACKUP_TARGET.matches)(s)
+    }
+    pub fn duration(s: &str) -> bool {
+        (names::DURATION.matches)(s)
     }
 }
 

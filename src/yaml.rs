@@ -160,3 +160,150 @@ mod tests {
         }
     }
 }
+
+/// YAML that lhc writes: a tree whose maps keep their order, each entry with an optional comment.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum Out {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Out>),
+    Map(Vec<Entry>),
+}
+
+/// One key of a map, with the comment written above it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Entry {
+    pub key: String,
+    pub value: Out,
+    pub comment: Option<String>,
+}
+
+impl Out {
+    /// The value as JSON (lhc's facts and the tests read it so).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Out::Bool(b) => (*b).into(),
+            Out::Int(i) => (*i).into(),
+            Out::Float(f) => {
+                serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
+            }
+            Out::Str(s) => s.clone().into(),
+            Out::List(items) => items.iter().map(Out::to_json).collect(),
+            Out::Map(entries) => entries
+                .iter()
+                .map(|e| (e.key.clone(), e.value.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+
+    /// JSON as lhc writes it (objects in their key order).
+    pub fn from_json(v: &serde_json::Value) -> Out {
+        match v {
+            serde_json::Value::Null => Out::Str(String::new()),
+            serde_json::Value::Bool(b) => Out::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Out::Int(i),
+                None => Out::Float(n.as_f64().unwrap_or_default()),
+            },
+            serde_json::Value::String(s) => Out::Str(s.clone()),
+            serde_json::Value::Array(items) => {
+                Out::List(items.iter().map(Out::from_json).collect())
+            }
+            serde_json::Value::Object(map) => Out::Map(
+                map.iter()
+                    .map(|(k, v)| Entry { key: k.clone(), value: Out::from_json(v), comment: None })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A mapping key as YAML: bare when it is plainly a key (`numberOfReplicas`), quoted otherwise.
+pub fn key(s: &str) -> String {
+    let bare = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'))
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+        );
+    if bare { s.to_string() } else { quote(s) }
+}
+
+fn scalar(v: &Out) -> Option<String> {
+    Some(match v {
+        Out::Bool(b) => b.to_string(),
+        Out::Int(i) => i.to_string(),
+        Out::Float(f) => {
+            let text = format!("{f:?}");
+            if f.is_finite() { text } else { quote(&text) }
+        }
+        Out::Str(s) => quote(s),
+        Out::List(l) if l.is_empty() => "[]".into(),
+        Out::Map(m) if m.is_empty() => "{}".into(),
+        _ => return None,
+    })
+}
+
+/// A comment line: line breaks and control characters escaped so it cannot end the comment.
+fn comment(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
+        .collect()
+}
+
+/// Block YAML for a map, `indent` spaces in: one key per line, nested maps and lists indented
+/// by two, every string double-quoted by [`quote`].
+pub fn emit(entries: &[Entry], indent: usize) -> String {
+    let mut out = String::new();
+    emit_map(entries, indent, &mut out);
+    out
+}
+
+fn emit_map(entries: &[Entry], indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    for e in entries {
+        if let Some(c) = &e.comment {
+            let _ = writeln!(out, "{pad}# {}", comment(c));
+        }
+        match scalar(&e.value) {
+            Some(s) => {
+                let _ = writeln!(out, "{pad}{}: {s}", key(&e.key));
+            }
+            None => {
+                let _ = writeln!(out, "{pad}{}:", key(&e.key));
+                emit_nested(&e.value, indent + 2, out);
+            }
+        }
+    }
+}
+
+fn emit_nested(v: &Out, indent: usize, out: &mut String) {
+    match v {
+        Out::Map(entries) => emit_map(entries, indent, out),
+        Out::List(items) => {
+            let pad = " ".repeat(indent);
+            for item in items {
+                match (scalar(item), item) {
+                    (Some(s), _) => {
+                        let _ = writeln!(out, "{pad}- {s}");
+                    }
+                    (None, Out::Map(entries)) => {
+                        // The first key on the dash's line, the others under it.
+                        let mut inner = String::new();
+                        emit_map(entries, indent + 2, &mut inner);
+                        let body = inner.trim_start_matches(' ');
+                        let _ = write!(out, "{pad}- {body}");
+                    }
+                    (None, other) => {
+                        let _ = writeln!(out, "{pad}-");
+                        emit_nested(other, indent + 2, out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}

@@ -26,7 +26,9 @@ Where every field of releases/<version>.json comes from (paths relative to REF):
   release, app_version      releases/<v>/chart.json `version`, `appVersion`
   kubernetes_min            chart.json `kubeVersion` (">=1.25.0-0" -> "1.25")
   minor                     `release` without its patch number
-  values                    chart.json `values_keys`: path -> {type, default, segments (only
+  values                    chart.json `values_keys`: path -> {type, default, unread (only when
+                            no template reads the path, a map above it or a key below it),
+                            segments (only
                             when chart.json has them)}; checked leaf by leaf against a walk of
                             releases/<v>/values.yaml
   template_only             chart.json `templates_reference_undeclared[].path`, sorted
@@ -217,6 +219,16 @@ def check_values(fails, v, chart, values_yaml):
         fails.check(entry["type"] == yaml_type(value) and entry["default"] == value,
                     "%s: values leaf %s: chart.json %s %r, values.yaml %s %r" % (
                         v, entry["path"], entry["type"], entry["default"], yaml_type(value), value))
+
+
+def is_read(chart, path):
+    """Whether the release's templates read a values path: the path itself, a map above it, or a
+    key below it (chart.json `templates_reference`)."""
+    refs = chart.setdefault("_refs", set(chart["templates_reference"]))
+    if path in refs or any(r.startswith(path + ".") for r in refs):
+        return True
+    parts = path.split(".")
+    return any(".".join(parts[:n]) in refs for n in range(1, len(parts)))
 
 
 def declared_paths(chart):
@@ -531,11 +543,18 @@ def check_moves(fails, moves_text, releases, summary_changes):
                            "%s: from, to, since, note and source must be strings (only `to` may be empty)"
                            % where):
             continue
+        fails.check((m["from"], m["since"]) not in seen, "%s: duplicate entry" % where)
+        seen.add((m["from"], m["since"]))
+        if vkey(m["since"]) < vkey(order[0]):
+            # Gone before the oldest release of the data: in none of them.
+            for v in order:
+                fails.check(m["from"] not in present[v], "%s: `from` is in release %s" % (where, v))
+            fails.check(not m["to"] or any(m["to"] in present[v] for v in order),
+                        "%s: `to` %s is in no release" % (where, m["to"]))
+            continue
         if not fails.check(m["since"] in by_version and m["since"] != order[0],
                            "%s: since is not a release after %s" % (where, order[0])):
             continue
-        fails.check((m["from"], m["since"]) not in seen, "%s: duplicate entry" % where)
-        seen.add((m["from"], m["since"]))
         si = order.index(m["since"])
         last = m.get("last", order[si - 1])
         if not fails.check(last in by_version and order.index(last) < si,
@@ -667,7 +686,8 @@ def generate(ref):
             "kubernetes_min": kube_min(chart["kubeVersion"]),
             "minor": minor_of(v),
             "values": {e["path"]: dict({"type": e["type"], "default": e["default"]},
-                                       **({"segments": e["segments"]} if "segments" in e else {}))
+                                       **({"segments": e["segments"]} if "segments" in e else {}),
+                                       **({} if is_read(chart, e["path"]) else {"unread": True}))
                        for e in chart["values_keys"]},
             "template_only": undeclared,
             "questions": load_questions(inputs, v),

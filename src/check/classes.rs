@@ -37,9 +37,16 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     }
     for class in &file.storage_classes {
         if chart_class && class.name.as_str() == "longhorn" {
+            let off = if release
+                .has_path(&crate::knowledge::longhorn::segments("persistence.createStorageClass"))
+            {
+                ", or turn the chart's class off with `create = false` there"
+            } else {
+                ""
+            };
             out.push(
                 Diagnostic::error(Message::ReservedClassName, class.name.span.clone())
-                    .with_help("Longhorn's chart creates (and re-creates) a class named `longhorn`; choose another name, or configure it in `[longhorn.default_class]`"),
+                    .with_help(format!("Longhorn's chart creates (and re-creates) a class named `longhorn`: choose another name, or configure that class in `[longhorn.default_class]` (it takes the same keys as a `[[storage_class]]`: replicas, fs, disk_tags, node_tags, data_locality, reclaim_policy, binding, ...){off}")),
             );
         }
         let replicas = class.replicas();
@@ -59,7 +66,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
         }
         duplicates("disk tag", class.disk_tags.iter().map(|t| (t.as_str(), &t.span)), out);
         duplicates("node tag", class.node_tags.iter().map(|t| (t.as_str(), &t.span)), out);
-        let tags_ok = check_tags_exist(class, &scheduling, out);
+        let tags_ok = check_tags_exist(&class.disk_tags, &class.node_tags, &scheduling, out);
         if tags_ok {
             let span = class.replicas.as_ref().map_or(class.name.span.clone(), |r| r.span.clone());
             let fix = if class.replicas.is_some() {
@@ -144,24 +151,67 @@ fn check_default_class_replicas(
     } else {
         "set `replicas` in `[longhorn.default_class]` (default 3) to"
     };
+    let (disk_tags, node_tags) =
+        dc.map_or((&[][..], &[][..]), |d| (&d.disk_tags[..], &d.node_tags[..]));
+    if !check_tags_exist(disk_tags, node_tags, scheduling, out) {
+        return;
+    }
     let ask = Ask {
         class: "longhorn",
         replicas: dc.map_or(crate::model::defaults::REPLICAS, |d| d.replicas()),
-        disk_tags: &[],
-        node_tags: &[],
+        disk_tags,
+        node_tags,
         span,
         fix,
     };
     scheduling.check_replicas(&ask, out);
+    if let Some(dc) = dc {
+        if let (Some(locality), Some(replicas)) = (&dc.data_locality, &dc.replicas) {
+            if locality.value == DataLocality::StrictLocal && replicas.value != 1 {
+                out.push(
+                    Diagnostic::error(
+                        Message::StrictLocalReplicas { replicas: replicas.value },
+                        replicas.span.clone(),
+                    )
+                    .with_label(
+                        locality.span.clone(),
+                        "strict-local keeps the only replica on the pod's node",
+                    )
+                    .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
+                );
+            }
+        }
+    }
 }
 
-fn check_tags_exist(class: &StorageClass, s: &Scheduling, out: &mut Vec<Diagnostic>) -> bool {
+/// Every tag a class selects exists on some disk (or pool). When some pool declares no disks,
+/// lhc cannot see all of them: an unknown disk tag is then a warning.
+pub(super) fn check_tags_exist(
+    disk_tags: &[Spanned<Tag>],
+    node_tags: &[Spanned<Tag>],
+    s: &Scheduling,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
     let mut ok = true;
+    let blind = s.file.pools.iter().any(|p| p.disks.is_empty()) || s.file.pools.is_empty();
     for (tags, known, kind) in
-        [(&class.disk_tags, &s.disk_tags, "disk"), (&class.node_tags, &s.node_tags, "pool")]
+        [(disk_tags, &s.disk_tags, "disk"), (node_tags, &s.node_tags, "pool")]
     {
         for tag in tags.iter() {
             if known.contains(tag.as_str()) {
+                continue;
+            }
+            let unseen = kind == "disk" && blind;
+            if unseen {
+                let mut d = Diagnostic::warning(
+                    Message::UnknownTag { tag: tag.to_string(), kind },
+                    tag.span.clone(),
+                );
+                d.help = Some(match did_you_mean(tag, known.iter().map(String::as_str)) {
+                    Some(m) => format!("did you mean `{m}`? (a pool without `[[pool.disk]]` may have disks lhc cannot see; Longhorn fails every volume of this class if no disk has the tag)"),
+                    None => "a pool without `[[pool.disk]]` may have disks set up elsewhere that lhc cannot see; Longhorn fails every volume of this class with \"specified disk tag does not exist\" if none has the tag".into(),
+                });
+                out.push(d);
                 continue;
             }
             ok = false;
@@ -249,7 +299,16 @@ fn check_parameters(
     chart: &Release,
     out: &mut Vec<Diagnostic>,
 ) {
-    let known = lh.parameters();
+    if class.parameters.is_empty() {
+        return;
+    }
+    let known = match lh.parameters() {
+        Ok(k) => k,
+        Err(e) => {
+            out.push(super::internal(&e));
+            return;
+        }
+    };
     for (key, value) in &class.parameters {
         let k = key.as_str();
         if let Some(t) = known.typed.get(k).or_else(|| {

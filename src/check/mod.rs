@@ -6,17 +6,22 @@
 //! (`[longhorn.settings]` and the backup target), `benchmark`.
 
 mod benchmark;
+mod chart;
 mod classes;
-mod scheduling;
-
-pub use benchmark::BenchFacts;
-pub use scheduling::Scheduling;
 mod formats;
 mod gitops;
 mod pools;
+mod scheduling;
 mod settings;
+mod values;
 pub mod verdicts;
 mod versions;
+
+pub use benchmark::BenchFacts;
+pub use chart::{matching_nodes, pool_labels};
+pub use scheduling::Scheduling;
+pub use settings::effective as effective_setting;
+pub use values::setting_value;
 
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::Release;
@@ -50,13 +55,26 @@ pub struct DiskFacts {
 }
 
 /// Runs every rule. Diagnostics come back sorted by position.
-pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Vec<Diagnostic>) {
+pub fn check(
+    file: &ClusterFile,
+    index: &crate::parse::SpanIndex,
+    knowledge: &'static Knowledge,
+) -> (Resolved, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let target = versions::check(file, knowledge, &mut out);
     versions::ignored_keys(file, &target, &mut out);
     let facts_disks = pools::check(file, &target, &mut out);
     if let Some(release) = target.release {
-        settings::check(file, &target, release, &mut out);
+        let in_values = values::check(file, index, &target, release, &mut out);
+        let mut written: Vec<settings::Written<'_>> = file
+            .longhorn
+            .iter()
+            .flat_map(|l| &l.settings)
+            .map(|(key, value)| settings::Written { key, value })
+            .collect();
+        written.extend(in_values.iter().map(|(key, value)| settings::Written { key, value }));
+        settings::check(file, &target, release, &written, &mut out);
+        chart::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
@@ -146,6 +164,26 @@ pub(crate) fn duplicates<'a>(
             );
         } else {
             seen.insert(name, span);
+        }
+    }
+}
+
+/// A help line for a name that matches nothing: the suggestion when one is close (a typo),
+/// else the nearest few of `what`.
+pub(crate) fn nearest<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+    what: &str,
+) -> String {
+    match crate::diagnostic::did_you_mean(input, candidates.clone()) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => {
+            let near = crate::diagnostic::closest(input, candidates, 5);
+            if near.is_empty() {
+                format!("there are no {what}")
+            } else {
+                format!("the nearest {what}: {}", list(&near))
+            }
         }
     }
 }

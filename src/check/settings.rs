@@ -1,31 +1,38 @@
-//! `[longhorn.settings]` and `[longhorn.backup]` against the target chart: every key must exist
-//! in that chart version, every value must have the setting's type, range, allowed values and
-//! format. Keys that moved get a hint saying where they went.
+//! Longhorn settings against the target release: every key of `[longhorn.settings]` (and of
+//! `[longhorn.values.defaultSettings]`) must exist in that release, reach a setting the manager
+//! knows, and have the setting's type, range, allowed values and format. Keys that moved say
+//! where they went; keys lhc derives say which key to set instead. `[longhorn.backup]` and the
+//! old backup settings are checked against each other.
 
-use super::{Target, bool_setting, formats, list};
-use crate::diagnostic::{Diagnostic, Message, did_you_mean};
-use crate::knowledge::Minor;
-use crate::knowledge::longhorn::{Longhorn, Release, Setting, SettingType};
+use super::{Target, bool_setting, formats, list, nearest};
+use crate::diagnostic::{Diagnostic, Message};
+use crate::knowledge::longhorn::{Longhorn, Release, Render, Setting, SettingType};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
+
+/// A setting the user wrote, wherever it was written.
+pub(crate) struct Written<'a> {
+    pub key: &'a Spanned<String>,
+    pub value: &'a Spanned<SettingValue>,
+}
 
 pub(super) fn check(
     file: &ClusterFile,
     target: &Target,
-    chart: &Release,
+    release: &Release,
+    written: &[Written<'_>],
     out: &mut Vec<Diagnostic>,
 ) {
     let lh = &target.k.longhorn;
-    let Some(longhorn) = &file.longhorn else { return };
     let before = out.len();
-    for (key, value) in &longhorn.settings {
-        check_one(lh, chart, key, value, out);
+    for w in written {
+        check_one(lh, release, w.key, w.value, out);
     }
-    check_conflicts(file, chart, out);
-    check_backup(file, chart, out);
-    if chart.behaviour.all_or_nothing_settings {
+    check_conflicts(file, release, out);
+    check_backup(file, release, out);
+    if release.behaviour.all_or_nothing_settings {
         let note = format!(
             "Longhorn {} discards every customized setting when one entry is invalid",
-            chart.version
+            release.version
         );
         for d in out[before..].iter_mut().filter(|d| d.is_error()) {
             d.note = Some(note.clone());
@@ -33,35 +40,70 @@ pub(super) fn check(
     }
 }
 
+/// The setting a key reaches in a release, through the chart bugs lhc works around: the key to
+/// check the value against.
+pub fn effective<'r>(
+    lh: &Longhorn,
+    release: &'r Release,
+    key: &str,
+) -> Option<(String, &'r Setting)> {
+    for quirk in lh.quirks(&release.version) {
+        if quirk.key.as_deref() == Some(key) {
+            let reached = quirk.write.iter().find_map(|k| {
+                release.settings.get(k).filter(|s| s.known_to_manager()).map(|s| (k.clone(), s))
+            });
+            if reached.is_some() {
+                return reached;
+            }
+        }
+    }
+    release.settings.get(key).map(|s| (key.to_string(), s))
+}
+
 fn check_one(
     lh: &Longhorn,
-    chart: &Release,
+    release: &Release,
     key: &Spanned<String>,
     value: &Spanned<SettingValue>,
     out: &mut Vec<Diagnostic>,
 ) {
-    let history = lh.history();
-    if let Some(owned) = history.owned.get(key.as_str()) {
+    let full = format!("defaultSettings.{}", key.value);
+    if let Some((_, why)) = crate::model::chart_keys::derived(&full) {
         out.push(
             Diagnostic::error(Message::DerivedSetting { key: key.value.clone() }, key.span.clone())
-                .with_help(owned.lhc.clone()),
+                .with_help(why.to_string()),
         );
         return;
     }
-    let Some(setting) = chart.settings.get(key.as_str()) else {
-        out.push(unknown(lh, chart, key));
+    let Some((reached, setting)) = effective(lh, release, key.as_str()) else {
+        out.push(unknown(lh, release, key));
         return;
     };
-    if !setting.known_to_manager {
+    if !setting.known_to_manager() {
+        let written = setting.name.as_deref().unwrap_or("nothing");
         out.push(
             Diagnostic::error(
-                Message::IgnoredSetting { key: key.value.clone(), version: chart.version.clone() },
+                Message::IgnoredSetting { key: key.value.clone(), version: release.version.clone() },
                 key.span.clone(),
             )
             .with_help(format!(
-                "chart {} writes `{}`, which the Longhorn manager does not define, so the value is ignored; remove it",
-                chart.version, setting.name
+                "chart {} writes `{written}`, which the Longhorn manager does not define, so the value is ignored; remove it",
+                release.version
             )),
+        );
+        return;
+    }
+    if setting.render == Render::Other && reached == key.value && setting.gated_by.is_none() {
+        let note = setting.render_note.clone().unwrap_or_default();
+        out.push(
+            Diagnostic::error(
+                Message::IgnoredSetting {
+                    key: key.value.clone(),
+                    version: release.version.clone(),
+                },
+                key.span.clone(),
+            )
+            .with_help(format!("chart {} does not render it as written: {note}", release.version)),
         );
         return;
     }
@@ -79,7 +121,7 @@ fn check_one(
                     )
                     .with_help(format!(
                         "`{key}` is not data-engine-specific in chart {}; write one value",
-                        chart.version,
+                        release.version,
                         key = key.value
                     )),
                 );
@@ -100,7 +142,7 @@ fn check_one(
                 );
             }
             for scalar in engines.values() {
-                if let Some(d) = check_scalar(lh, key, setting, scalar, value, true) {
+                if let Some(d) = check_scalar(lh, release, key, setting, scalar, value, true, out) {
                     out.push(d);
                     break;
                 }
@@ -114,7 +156,7 @@ fn check_one(
                 SettingValue::String(s) => SettingScalar::String(s.clone()),
                 SettingValue::PerEngine(_) => return,
             };
-            if let Some(d) = check_scalar(lh, key, setting, &scalar, value, false) {
+            if let Some(d) = check_scalar(lh, release, key, setting, &scalar, value, false, out) {
                 out.push(d);
             }
         }
@@ -134,28 +176,42 @@ fn engine_table(setting: &Setting) -> String {
     format!("{{ {} }}", items.join(", "))
 }
 
-fn unknown(lh: &Longhorn, chart: &Release, key: &Spanned<String>) -> Diagnostic {
+/// A key the release does not have: moved, removed, in other releases, or unknown.
+fn unknown(lh: &Longhorn, release: &Release, key: &Spanned<String>) -> Diagnostic {
     let k = key.as_str();
-    if let Some(moved) = lh.history().moved.get(k) {
-        let since = Minor::parse(&moved.since).unwrap_or(Minor(1, 0));
-        if chart.minor >= since && moved.chart.is_empty() {
+    let full = format!("defaultSettings.{k}");
+    match lh.moved(&full, release) {
+        Err(e) => return super::internal(&e),
+        Ok(Some(m)) if m.to.is_empty() => {
             return Diagnostic::error(
-                Message::RemovedSetting { key: key.value.clone(), since: moved.since.clone() },
+                Message::RemovedSetting { key: key.value.clone(), since: m.since.clone() },
                 key.span.clone(),
             )
-            .with_help(format!("remove it ({})", moved.note));
+            .with_help(format!("remove it ({})", m.note));
         }
-        if chart.minor >= since {
+        Ok(Some(m)) => {
+            let to = match &m.to_engine {
+                Some(engine) => format!("the `{engine}` entry of `{}`", m.to),
+                None => format!("`{}`", m.to),
+            };
+            let how = crate::model::chart_keys::first_class(&m.to)
+                .map(|(_, how)| format!("; write it as {how}"))
+                .or_else(|| {
+                    m.to.strip_prefix("defaultSettings.")
+                        .map(|s| format!("; write it as `{s}` in `[longhorn.settings]`"))
+                })
+                .unwrap_or_default();
             return Diagnostic::error(
                 Message::MovedSetting {
                     key: key.value.clone(),
-                    version: chart.version.clone(),
-                    to: format!("`{}`", moved.chart),
+                    version: release.version.clone(),
+                    to: format!("{to} in chart {}", m.since),
                 },
                 key.span.clone(),
             )
-            .with_help(format!("write it as {} ({})", moved.lhc, moved.note));
+            .with_help(format!("{}{how}", m.note));
         }
+        Ok(None) => {}
     }
     let elsewhere = match lh.releases_with_setting(k) {
         Ok(r) => r,
@@ -167,7 +223,7 @@ fn unknown(lh: &Longhorn, chart: &Release, key: &Spanned<String>) -> Diagnostic 
         } else {
             format!("charts {} to {}", first.version, last.version)
         };
-        let help = if first.minor > chart.minor {
+        let help = if first.key() > release.key() {
             "raise `[longhorn] version`, or remove the setting"
         } else {
             "it was removed from the chart; remove the setting"
@@ -175,7 +231,7 @@ fn unknown(lh: &Longhorn, chart: &Release, key: &Spanned<String>) -> Diagnostic 
         return Diagnostic::error(
             Message::SettingNotInVersion {
                 key: key.value.clone(),
-                version: chart.version.clone(),
+                version: release.version.clone(),
                 available,
             },
             key.span.clone(),
@@ -183,22 +239,23 @@ fn unknown(lh: &Longhorn, chart: &Release, key: &Spanned<String>) -> Diagnostic 
         .with_help(help);
     }
     let mut d = Diagnostic::error(
-        Message::UnknownSetting { key: key.value.clone(), version: chart.version.clone() },
+        Message::UnknownSetting { key: key.value.clone(), version: release.version.clone() },
         key.span.clone(),
     );
-    if let Some(m) = did_you_mean(k, chart.settings.keys().map(String::as_str)) {
-        d.help = Some(format!("did you mean `{m}`?"));
-    }
+    d.help = Some(nearest(k, release.settings.keys().map(String::as_str), "settings"));
     d
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_scalar(
     lh: &Longhorn,
+    release: &Release,
     key: &Spanned<String>,
     setting: &Setting,
     scalar: &SettingScalar,
     at: &Spanned<SettingValue>,
     per_engine: bool,
+    out: &mut Vec<Diagnostic>,
 ) -> Option<Diagnostic> {
     let span = at.span.clone();
     let found = describe(scalar);
@@ -214,35 +271,42 @@ fn check_scalar(
         d.help = hint;
         d
     };
-    // Per-engine values are strings in Longhorn's JSON ("2"), so strings that parse are fine there.
+    // A number or boolean written as a string ("15") reaches Longhorn as the same text: lhc
+    // writes every number as a string anyway, so the chart cannot turn it into a float.
+    let quoted_note = |kind: &str, s: &str| {
+        Diagnostic::note(
+            Message::QuotedSettingValue {
+                key: key.value.clone(),
+                value: json(s),
+                kind: kind.into(),
+            },
+            span.clone(),
+        )
+        .with_help(format!("`{} = {s}` says the same", key.value))
+    };
     let number: Option<f64> = match (setting.kind, scalar) {
         (SettingType::Bool, SettingScalar::Bool(_)) => None,
-        (SettingType::Bool, SettingScalar::String(s))
-            if per_engine && (s == "true" || s == "false") =>
-        {
-            None
-        }
         (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
-            return Some(type_error(Some(format!("write `{} = {s}` without quotes", key.value))));
+            if !per_engine {
+                out.push(quoted_note("a boolean", s));
+            }
+            None
         }
         (SettingType::Bool, _) => return Some(type_error(None)),
         (SettingType::Int, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Int, SettingScalar::String(s)) if s.parse::<i64>().is_ok() => {
-            if per_engine {
-                s.parse::<i64>().ok().map(|i| i as f64)
-            } else {
-                return Some(type_error(Some(format!(
-                    "write `{} = {s}` without quotes",
-                    key.value
-                ))));
+            if !per_engine {
+                out.push(quoted_note("an integer", s));
             }
+            s.parse::<i64>().ok().map(|i| i as f64)
         }
         (SettingType::Int, _) => return Some(type_error(None)),
         (SettingType::Float, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Float, SettingScalar::Float(f)) => Some(*f),
-        (SettingType::Float, SettingScalar::String(s))
-            if per_engine && s.parse::<f64>().is_ok() =>
-        {
+        (SettingType::Float, SettingScalar::String(s)) if s.parse::<f64>().is_ok() => {
+            if !per_engine {
+                out.push(quoted_note("a number", s));
+            }
             s.parse::<f64>().ok()
         }
         (SettingType::Float, _) => return Some(type_error(None)),
@@ -299,15 +363,19 @@ fn check_scalar(
                 },
                 span,
             );
-            if let Some(m) = did_you_mean(&text, setting.choices.iter().map(String::as_str)) {
+            if let Some(m) =
+                crate::diagnostic::did_you_mean(&text, setting.choices.iter().map(String::as_str))
+            {
                 d.help = Some(format!("did you mean \"{m}\"?"));
             }
             return Some(d);
         }
     }
-    if let (Some(format), SettingScalar::String(s)) =
-        (lh.history().format.get(key.as_str()), scalar)
-    {
+    let formats = match lh.formats() {
+        Ok(f) => f,
+        Err(e) => return Some(super::internal(&e)),
+    };
+    if let (Some(format), SettingScalar::String(s)) = (formats.get(key.as_str()), scalar) {
         if let Err(expected) = formats::check(*format, s) {
             return Some(
                 Diagnostic::error(
@@ -322,6 +390,7 @@ fn check_scalar(
             );
         }
     }
+    let _ = release;
     None
 }
 
@@ -348,12 +417,13 @@ fn describe(scalar: &SettingScalar) -> String {
 }
 
 /// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
-fn check_conflicts(file: &ClusterFile, chart: &Release, out: &mut Vec<Diagnostic>) {
+fn check_conflicts(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
     let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
-    if !(chart.settings.contains_key(a) && chart.settings.contains_key(b)) {
+    if !(release.settings.contains_key(a) && release.settings.contains_key(b)) {
         return;
     }
-    if bool_setting(file, chart, a) == Some(true) && bool_setting(file, chart, b) == Some(true) {
+    if bool_setting(file, release, a) == Some(true) && bool_setting(file, release, b) == Some(true)
+    {
         let Some(longhorn) = &file.longhorn else { return };
         let span =
             longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
@@ -367,10 +437,10 @@ fn check_conflicts(file: &ClusterFile, chart: &Release, out: &mut Vec<Diagnostic
 }
 
 /// `[longhorn.backup]` and the old `backupTarget*` settings are two ways to say one thing.
-fn check_backup(file: &ClusterFile, chart: &Release, out: &mut Vec<Diagnostic>) {
+fn check_backup(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
     let Some(longhorn) = &file.longhorn else { return };
     let Some(backup) = &longhorn.backup else { return };
-    if chart.behaviour.default_backup_store {
+    if release.behaviour.default_backup_store {
         return;
     }
     for key in longhorn.settings.keys() {

@@ -2,8 +2,10 @@
 
 use super::Target;
 use crate::diagnostic::{Diagnostic, Message};
+use crate::knowledge::longhorn::Entry;
 use crate::knowledge::{Knowledge, Minor, kubernetes};
 use crate::model::ClusterFile;
+use crate::model::Spanned;
 
 /// Keys of a disabled `[longhorn]` table do nothing; say so rather than drop them silently.
 pub(super) fn ignored_keys(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
@@ -17,6 +19,12 @@ pub(super) fn ignored_keys(file: &ClusterFile, target: &Target, out: &mut Vec<Di
         }
     };
     note("version", l.version.as_ref().map(|v| v.span.clone()));
+    note("treat_as", l.treat_as.as_ref().map(|v| v.span.clone()));
+    note("ui", l.ui.as_ref().map(|v| v.span.clone()));
+    note("placement", l.placement.as_ref().map(|v| v.span.clone()));
+    note("replicas", l.replicas.as_ref().map(|v| v.span.clone()));
+    note("monitoring", l.monitoring.as_ref().map(|v| v.span.clone()));
+    note("images", l.images.as_ref().map(|v| v.span.clone()));
     note("namespace", l.namespace.as_ref().map(|v| v.span.clone()));
     note("data_path", l.data_path.as_ref().map(|v| v.span.clone()));
     note("default_class", l.default_class.as_ref().map(|v| v.span.clone()));
@@ -64,48 +72,7 @@ pub(super) fn check(
 
     let table = file.longhorn.as_ref();
     let enabled = table.is_some_and(|l| l.enabled());
-    let longhorn = &k.longhorn;
-    let written = table.and_then(|l| l.version.as_ref());
-    let entry = match (enabled, written) {
-        (false, _) => None,
-        (true, None) => Some(longhorn.newest()),
-        (true, Some(v)) => match longhorn.entry(&v.value) {
-            Some(e) => Some(e),
-            None => match longhorn.same_minor(&v.value) {
-                Some(e) => {
-                    out.push(
-                        Diagnostic::warning(
-                            Message::UnknownPatchVersion {
-                                version: v.to_string(),
-                                used: e.version.clone(),
-                            },
-                            v.span.clone(),
-                        )
-                        .with_help(format!(
-                            "lhc checks settings against its table of chart {}; patch releases rarely change settings, but check the release notes",
-                            e.version
-                        )),
-                    );
-                    Some(e)
-                }
-                None => {
-                    let known: Vec<&str> =
-                        longhorn.releases().iter().map(|c| c.version.as_str()).collect();
-                    out.push(
-                        Diagnostic::error(
-                            Message::UnsupportedVersion {
-                                what: "Longhorn chart",
-                                version: v.to_string(),
-                            },
-                            v.span.clone(),
-                        )
-                        .with_help(format!("supported charts: {}", known.join(", "))),
-                    );
-                    Some(longhorn.newest())
-                }
-            },
-        },
-    };
+    let (entry, chart_version) = if enabled { release(table, k, out) } else { (None, None) };
     let release = entry.and_then(|e| match e.release() {
         Ok(r) => Some(r),
         Err(err) => {
@@ -113,13 +80,100 @@ pub(super) fn check(
             None
         }
     });
-    let chart_version = release.map(|r| {
-        written
-            .filter(|v| longhorn.same_minor(&v.value).is_some())
-            .map_or_else(|| r.version.clone(), |v| v.to_string())
-    });
     let hcloud = (provider == crate::model::Provider::Hcloud)
         .then(|| k.hcloud())
         .and_then(|h| h.map_err(|e| out.push(super::internal(&e))).ok());
     Target { k, hcloud, provider, kubernetes, release, chart_version, longhorn: enabled }
+}
+
+/// The release whose tables check the file, and the chart version to install. An unknown
+/// release is an error naming the releases of its line, unless `treat_as` names one of them.
+fn release(
+    table: Option<&Spanned<crate::model::Longhorn>>,
+    k: &'static Knowledge,
+    out: &mut Vec<Diagnostic>,
+) -> (Option<&'static Entry>, Option<String>) {
+    let longhorn = &k.longhorn;
+    let written = table.and_then(|l| l.version.as_ref());
+    let treat_as = table.and_then(|l| l.treat_as.as_ref());
+    let Some(v) = written else {
+        if let Some(t) = treat_as {
+            out.push(
+                Diagnostic::warning(Message::UnusedTreatAs { version: t.to_string() }, t.span.clone())
+                    .with_help("`treat_as` names the known release to check an unknown `version` as; set `version`, or remove `treat_as`"),
+            );
+        }
+        let newest = longhorn.newest();
+        return (Some(newest), Some(newest.version.clone()));
+    };
+    if let Some(e) = longhorn.entry(&v.value) {
+        if let Some(t) = treat_as {
+            out.push(
+                Diagnostic::warning(
+                    Message::UnusedTreatAs { version: t.to_string() },
+                    t.span.clone(),
+                )
+                .with_help(format!("lhc knows chart {v} itself; remove `treat_as`")),
+            );
+        }
+        return (Some(e), Some(e.version.clone()));
+    }
+    let line = Minor::parse(&v.value).map(|m| longhorn.line(m)).unwrap_or_default();
+    let names = |entries: &[&Entry]| {
+        entries.iter().map(|e| e.version.as_str()).collect::<Vec<_>>().join(", ")
+    };
+    if let Some(t) = treat_as {
+        match longhorn.entry(&t.value) {
+            Some(e) if line.iter().any(|l| l.version == e.version) => {
+                out.push(
+                    Diagnostic::warning(
+                        Message::TreatedAs { version: v.to_string(), used: e.version.clone() },
+                        t.span.clone(),
+                    )
+                    .with_help("lhc has no data of this release; patch releases rarely change the chart, but read the release notes"),
+                );
+                return (Some(e), Some(v.to_string()));
+            }
+            _ => {
+                let help = if line.is_empty() {
+                    format!(
+                        "lhc knows no release of the {} line",
+                        Minor::parse(&v.value).map_or_else(String::new, |m| m.to_string())
+                    )
+                } else {
+                    format!("`treat_as` must name a release of the same line: {}", names(&line))
+                };
+                out.push(
+                    Diagnostic::error(
+                        Message::UnknownRelease { version: t.to_string(), line: names(&line) },
+                        t.span.clone(),
+                    )
+                    .with_help(help),
+                );
+                return (None, None);
+            }
+        }
+    }
+    if line.is_empty() {
+        let lines: Vec<String> = longhorn.lines().iter().map(|m| m.to_string()).collect();
+        out.push(
+            Diagnostic::error(
+                Message::UnsupportedVersion { what: "Longhorn chart", version: v.to_string() },
+                v.span.clone(),
+            )
+            .with_help(format!(
+                "lhc knows the lines {} (`lhc versions` lists every release)",
+                lines.join(", ")
+            )),
+        );
+    } else {
+        let newest = line.last().map_or("", |e| e.version.as_str());
+        out.push(
+            Diagnostic::error(Message::UnknownRelease { version: v.to_string(), line: names(&line) }, v.span.clone())
+                .with_help(format!(
+                    "use a release lhc knows, or check it as one with `treat_as = \"{newest}\"` in `[longhorn]`"
+                )),
+        );
+    }
+    (None, None)
 }

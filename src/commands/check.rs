@@ -17,12 +17,18 @@ pub fn run(ui: &Ui, files: &[PathBuf]) -> Outcome {
     }
     if ui.human() {
         for u in &units {
-            let warnings = u.compiled.diagnostics.len();
-            let note = if warnings > 0 {
-                format!(" ({warnings} warning{})", if warnings == 1 { "" } else { "s" })
-            } else {
-                String::new()
-            };
+            use crate::diagnostic::Severity;
+            let d = &u.compiled.diagnostics;
+            let warnings = d.iter().filter(|d| d.severity == Severity::Warning).count();
+            let notes = d.iter().filter(|d| d.severity == Severity::Note).count();
+            let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+            let parts: Vec<String> = [(warnings, "warning"), (notes, "note")]
+                .into_iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, w)| plural(n, w))
+                .collect();
+            let note =
+                if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
             out.print(&format!("{}: ok{note}\n", u.source.name()));
         }
     }

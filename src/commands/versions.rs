@@ -43,9 +43,15 @@ pub fn run(ui: &Ui, json: bool) -> Outcome {
         });
         out.print(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
     } else {
+        let mut text = format!("Longhorn charts (default {newest_chart}):\n");
+        for minor in k.longhorn.lines() {
+            let line: Vec<&str> =
+                k.longhorn.line(minor).iter().map(|e| e.version.as_str()).collect();
+            text.push_str(&format!("  {:<6} {}\n", minor.to_string(), line.join(", ")));
+        }
+        out.print(&text);
         out.print(&format!(
-            "Longhorn charts: {} (default {newest_chart})\nKubernetes:      {} to {} (default {})\n",
-            charts.join(", "),
+            "Kubernetes:      {} to {} (default {})\n",
             kubernetes::OLDEST,
             kubernetes::NEWEST,
             kubernetes::NEWEST

@@ -14,13 +14,56 @@ pub mod longhorn;
 
 use std::sync::OnceLock;
 
+/// A release's data file: its path and its text.
+macro_rules! release {
+    ($v:literal) => {
+        (
+            concat!("data/longhorn/releases/", $v, ".json"),
+            include_str!(concat!("../../data/longhorn/releases/", $v, ".json")),
+        )
+    };
+}
+
 /// Every data file lhc embeds, by its path in the repository.
 pub const EMBEDDED: &[(&str, &str)] = &[
-    (longhorn::CHARTS_PATH, include_str!("../../data/longhorn/charts.toml")),
-    (longhorn::SETTINGS_PATH, include_str!("../../data/longhorn/settings.json")),
-    (longhorn::HISTORY_PATH, include_str!("../../data/longhorn/history.toml")),
+    (longhorn::INDEX_PATH, include_str!("../../data/longhorn/releases/index.json")),
+    release!("1.5.0"),
+    release!("1.5.1"),
+    release!("1.5.2"),
+    release!("1.5.3"),
+    release!("1.5.4"),
+    release!("1.5.5"),
+    release!("1.6.0"),
+    release!("1.6.1"),
+    release!("1.6.2"),
+    release!("1.6.3"),
+    release!("1.6.4"),
+    release!("1.7.0"),
+    release!("1.7.1"),
+    release!("1.7.2"),
+    release!("1.7.3"),
+    release!("1.8.0"),
+    release!("1.8.1"),
+    release!("1.8.2"),
+    release!("1.9.0"),
+    release!("1.9.1"),
+    release!("1.9.2"),
+    release!("1.10.0"),
+    release!("1.10.1"),
+    release!("1.10.2"),
+    release!("1.11.0"),
+    release!("1.11.1"),
+    release!("1.11.2"),
+    release!("1.11.3"),
+    release!("1.12.0"),
+    release!("1.12.1"),
+    (longhorn::MOVES_PATH, include_str!("../../data/longhorn/moves.toml")),
+    (longhorn::BEHAVIOUR_PATH, include_str!("../../data/longhorn/behaviour.toml")),
+    (longhorn::QUIRKS_PATH, include_str!("../../data/longhorn/quirks.toml")),
+    (longhorn::FORMATS_PATH, include_str!("../../data/longhorn/formats.toml")),
     (longhorn::PARAMETERS_PATH, include_str!("../../data/longhorn/storageclass-parameters.toml")),
     (hcloud::PATH, include_str!("../../data/hcloud/catalogue.toml")),
+    (kubernetes::DISTRIBUTIONS_PATH, include_str!("../../data/kubernetes/distributions.toml")),
     (bench::PATH, include_str!("../../data/bench/tools.toml")),
 ];
 
@@ -31,8 +74,10 @@ pub struct Knowledge {
     pub longhorn: longhorn::Longhorn,
     hcloud_text: &'static str,
     bench_text: &'static str,
+    distributions_text: &'static str,
     hcloud: OnceLock<Result<hcloud::Catalogue, DataError>>,
     bench: OnceLock<Result<bench::Tools, DataError>>,
+    distributions: OnceLock<Result<kubernetes::Distributions, DataError>>,
 }
 
 /// A data file that does not hold what lhc expects: a bug in lhc's data, reported with its path.
@@ -69,9 +114,19 @@ impl Knowledge {
             longhorn: longhorn::Longhorn::load(&file)?,
             hcloud_text: file(hcloud::PATH)?,
             bench_text: file(bench::PATH)?,
+            distributions_text: file(kubernetes::DISTRIBUTIONS_PATH)?,
             hcloud: OnceLock::new(),
             bench: OnceLock::new(),
+            distributions: OnceLock::new(),
         })
+    }
+
+    /// What Longhorn needs per Kubernetes distribution.
+    pub fn distributions(&self) -> Result<&kubernetes::Distributions, DataError> {
+        self.distributions
+            .get_or_init(|| toml(kubernetes::DISTRIBUTIONS_PATH, self.distributions_text))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Hetzner Cloud's catalogue.
@@ -145,6 +200,7 @@ mod tests {
                     k.longhorn.check_all()?;
                     k.hcloud()?;
                     k.bench()?;
+                    k.distributions()?;
                     Ok(())
                 })
                 .err()

@@ -23,6 +23,45 @@ pub struct Cluster {
     /// Default: the newest supported (see `lhc versions`).
     #[serde(default)]
     pub kubernetes: Option<Spanned<KubernetesVersion>>,
+    /// The Kubernetes distribution: it decides the kubelet's root directory that Longhorn's CSI
+    /// plugin needs (`csi.kubeletRootDir`) and what else Longhorn needs there (OpenShift,
+    /// Talos). Default: `"generic"` (nothing written; Longhorn detects the kubelet itself).
+    #[serde(default)]
+    #[schemars(extend("default" = super::defaults::DISTRIBUTION))]
+    pub distribution: Option<Spanned<Distribution>>,
+}
+
+/// A Kubernetes distribution.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    K3s,
+    Rke2,
+    Rke1,
+    K0s,
+    Microk8s,
+    Talos,
+    Kubeadm,
+    Openshift,
+    Generic,
+}
+
+impl Distribution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Distribution::K3s => "k3s",
+            Distribution::Rke2 => "rke2",
+            Distribution::Rke1 => "rke1",
+            Distribution::K0s => "k0s",
+            Distribution::Microk8s => "microk8s",
+            Distribution::Talos => "talos",
+            Distribution::Kubeadm => "kubeadm",
+            Distribution::Openshift => "openshift",
+            Distribution::Generic => "generic",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -35,5 +74,8 @@ pub enum Provider {
 impl Cluster {
     pub fn provider(&self) -> Provider {
         self.provider.as_ref().map_or(defaults::PROVIDER, |p| p.value)
+    }
+    pub fn distribution(&self) -> Distribution {
+        self.distribution.as_ref().map_or(defaults::DISTRIBUTION, |d| d.value)
     }
 }

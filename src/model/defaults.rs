@@ -5,7 +5,7 @@
 //! Longhorn's own defaults (settings, thresholds) are not here: they belong to each Longhorn
 //! release and live in `data/longhorn/`.
 
-use super::{Binding, DataLocality, Fs, Provider, ReclaimPolicy, Tool};
+use super::{Binding, DataLocality, Distribution, Fs, Provider, ReclaimPolicy, Tool};
 
 /// `[longhorn] enabled`, once the table exists.
 pub const LONGHORN_ENABLED: bool = true;
@@ -52,6 +52,13 @@ pub const BENCH_QUICK: bool = false;
 
 /// `[cluster] provider`.
 pub const PROVIDER: Provider = Provider::Generic;
+/// `[cluster] distribution`.
+pub const DISTRIBUTION: Distribution = Distribution::Generic;
+
+/// `[longhorn.ui.ingress] path`.
+pub const INGRESS_PATH: &str = "/";
+/// `[longhorn.monitoring.service_monitor] enabled`, once the table exists.
+pub const SERVICE_MONITOR_ENABLED: bool = true;
 
 /// `[gitops] revision`.
 pub const GITOPS_REVISION: &str = "HEAD";

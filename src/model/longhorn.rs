@@ -3,9 +3,13 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{AbsPath, BackupTarget, ChartVersion, DnsLabel, DnsSubdomain, Fs, Spanned, defaults};
+pub use super::chart::*;
+use super::{
+    AbsPath, BackupTarget, Binding, ChartVersion, DataLocality, DnsLabel, DnsSubdomain, Fs, Labels,
+    ReclaimPolicy, Spanned, Tag, defaults,
+};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -14,10 +18,15 @@ pub struct Longhorn {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::LONGHORN_ENABLED))]
     pub enabled: Option<Spanned<bool>>,
-    /// The target Longhorn chart version (`"1.9.2"`); it decides which settings exist.
-    /// Default: the newest supported (see `lhc versions`).
+    /// The target Longhorn chart release (`"1.9.2"`); it decides which values keys and settings
+    /// exist and how each is written. Every release from 1.5.0 to 1.12.1 is known (see `lhc
+    /// versions`). Default: the newest.
     #[serde(default)]
     pub version: Option<Spanned<ChartVersion>>,
+    /// A release lhc does not know yet (say 1.12.2), checked as if it were this known release of
+    /// the same line (`"1.12.1"`). Without it, an unknown release is an error.
+    #[serde(default)]
+    pub treat_as: Option<Spanned<ChartVersion>>,
     /// The namespace Longhorn runs in. Default: `"longhorn-system"`.
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::NAMESPACE))]
@@ -40,8 +49,35 @@ pub struct Longhorn {
     /// e.g. `defaultReplicaCount = { v1 = "3", v2 = "2" }`.
     #[serde(default)]
     pub settings: BTreeMap<Spanned<String>, Spanned<SettingValue>>,
+    /// The Longhorn UI: how it is exposed (an Ingress, or a Gateway API route).
+    #[serde(default)]
+    pub ui: Option<Spanned<Ui>>,
+    /// Where Longhorn's components may run, declared once: lhc writes the node selector,
+    /// tolerations and priority class of every component the release has (manager, driver, UI,
+    /// `global`) and the matching settings (`systemManagedComponentsNodeSelector`,
+    /// `taintToleration`, `priorityClass`), so the two can never disagree.
+    #[serde(default)]
+    pub placement: Option<Spanned<Placement>>,
+    /// Replica counts of the UI and the CSI sidecars.
+    #[serde(default)]
+    pub replicas: Option<Spanned<Replicas>>,
+    /// Prometheus monitoring: the chart's ServiceMonitor (`metrics.serviceMonitor.*`).
+    #[serde(default)]
+    pub monitoring: Option<Spanned<Monitoring>>,
+    /// Images and a private registry (`image.*`, `privateRegistry.*`).
+    #[serde(default)]
+    pub images: Option<Spanned<Images>>,
+    /// Any other key of the release's Helm values, as a TOML tree mirroring the values
+    /// (`[longhorn.values.longhornUI] replicas = 1`). Every key must exist in the target release
+    /// and its value must have the type of the chart's default; keys lhc writes from other keys
+    /// are refused, and a key with a first-class spelling gets a warning naming it.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
+    pub values: BTreeMap<String, serde_json::Value>,
 }
 
+/// The chart's own `longhorn` StorageClass: every `persistence.*` key of the target release, by
+/// the same names as `[[storage_class]]` where the two share a meaning.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DefaultClass {
@@ -50,6 +86,10 @@ pub struct DefaultClass {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::CHART_CLASS_IS_DEFAULT))]
     pub default: Option<Spanned<bool>>,
+    /// `persistence.createStorageClass` (1.12+): `false` makes the chart create no class at
+    /// all. Default: the chart's (`true`).
+    #[serde(default)]
+    pub create: Option<Spanned<bool>>,
     /// `persistence.defaultClassReplicaCount`, 1 to 20. Default: 3.
     #[serde(default)]
     #[schemars(range(min = 1, max = 20), extend("default" = super::defaults::REPLICAS))]
@@ -58,6 +98,111 @@ pub struct DefaultClass {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::FS))]
     pub fs: Option<Spanned<Fs>>,
+    /// `persistence.defaultMkfsParams`: extra options for mkfs, after Longhorn's own.
+    #[serde(default)]
+    pub mkfs_params: Option<Spanned<String>>,
+    /// `persistence.defaultDataLocality`. Default: the chart's (`"disabled"`).
+    #[serde(default)]
+    pub data_locality: Option<Spanned<DataLocality>>,
+    /// `persistence.reclaimPolicy`. Default: the chart's (`"Delete"`).
+    #[serde(default)]
+    pub reclaim_policy: Option<Spanned<ReclaimPolicy>>,
+    /// `persistence.volumeBindingMode` (1.9+). Default: the chart's (`"Immediate"`).
+    #[serde(default)]
+    pub binding: Option<Spanned<Binding>>,
+    /// `persistence.migratable`: live migration, for ReadWriteMany volumes only.
+    #[serde(default)]
+    pub migratable: Option<Spanned<bool>>,
+    /// `persistence.nfsOptions` (1.5.4+): NFS mount options of ReadWriteMany volumes, which
+    /// replace Longhorn's own.
+    #[serde(default)]
+    pub nfs_options: Option<Spanned<String>>,
+    /// `persistence.disableRevisionCounter` (1.7+).
+    #[serde(default)]
+    pub disable_revision_counter: Option<Spanned<bool>>,
+    /// `persistence.dataEngine` (1.7.2+): `"v1"` or `"v2"`.
+    #[serde(default)]
+    pub data_engine: Option<Spanned<DataEngine>>,
+    /// `persistence.backupTargetName` (1.8+): the BackupTarget backups of these volumes go to.
+    #[serde(default)]
+    pub backup_target_name: Option<Spanned<DnsSubdomain>>,
+    /// `persistence.unmapMarkSnapChainRemoved` (1.9.1+; `removeSnapshotsDuringFilesystemTrim`
+    /// before): `"ignored"`, `"enabled"` or `"disabled"`.
+    #[serde(default)]
+    pub unmap_mark_snap_chain_removed: Option<Spanned<Tristate>>,
+    /// `persistence.defaultDiskSelector` (1.7+): replicas go only to disks with all these tags.
+    #[serde(default)]
+    pub disk_tags: Vec<Spanned<Tag>>,
+    /// `persistence.defaultNodeSelector`: replicas go only to nodes with all these Longhorn node
+    /// tags.
+    #[serde(default)]
+    pub node_tags: Vec<Spanned<Tag>>,
+    /// `persistence.backingImage`: the backing image of the class's volumes.
+    #[serde(default)]
+    pub backing_image: Option<Spanned<BackingImage>>,
+    /// `persistence.shareManagerNodeSelector` (1.12+): where the share managers of
+    /// ReadWriteMany volumes run (Kubernetes node labels).
+    #[serde(default)]
+    pub share_manager_node_selector: Labels,
+    /// `persistence.shareManagerTolerations` (1.12+): the taints the share managers tolerate.
+    #[serde(default)]
+    pub share_manager_tolerations: Vec<Spanned<Toleration>>,
+    /// `persistence.annotations` (1.12+): annotations of the StorageClass.
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// Longhorn's data engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DataEngine {
+    V1,
+    V2,
+}
+
+impl DataEngine {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataEngine::V1 => "v1",
+            DataEngine::V2 => "v2",
+        }
+    }
+}
+
+/// Longhorn's per-volume override of a global setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tristate {
+    Ignored,
+    Enabled,
+    Disabled,
+}
+
+impl Tristate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tristate::Ignored => "ignored",
+            Tristate::Enabled => "enabled",
+            Tristate::Disabled => "disabled",
+        }
+    }
+}
+
+/// `persistence.backingImage.*`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackingImage {
+    /// The backing image's name.
+    pub name: Spanned<String>,
+    /// Where Longhorn gets it when it does not exist yet: `"download"` or `"export-from-volume"`.
+    #[serde(default)]
+    pub data_source_type: Option<Spanned<String>>,
+    /// The source's parameters, e.g. `{ url = "https://..." }`.
+    #[serde(default)]
+    pub data_source_parameters: BTreeMap<String, String>,
+    /// Its SHA-512 checksum.
+    #[serde(default)]
+    pub expected_checksum: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

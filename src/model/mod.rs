@@ -4,6 +4,8 @@
 //! [`defaults`] is the one home of every default the language has.
 
 mod benchmark;
+mod chart;
+pub mod chart_keys;
 mod class;
 mod cluster;
 pub mod defaults;
@@ -100,7 +102,7 @@ impl<T: JsonSchema> JsonSchema for Spanned<T> {
     }
 }
 
-fn shaped_schema(shape: Shape) -> Schema {
+pub(crate) fn shaped_schema(shape: Shape) -> Schema {
     let mut schema = json_schema!({ "type": "string", "pattern": shape.pattern });
     if let Some(max) = shape.max_len {
         schema.insert("maxLength".into(), max.into());
@@ -113,7 +115,7 @@ fn shaped_schema(shape: Shape) -> Schema {
 macro_rules! shaped_string {
     ($(#[$doc:meta])* $name:ident = $shape:expr) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
         #[serde(transparent)]
         pub struct $name(pub String);
 
@@ -123,7 +125,7 @@ macro_rules! shaped_string {
             }
         }
 
-        impl Deref for $name {
+        impl std::ops::Deref for $name {
             type Target = str;
             fn deref(&self) -> &str {
                 &self.0
@@ -142,19 +144,20 @@ macro_rules! shaped_string {
             }
         }
 
-        impl JsonSchema for $name {
+        impl schemars::JsonSchema for $name {
             fn inline_schema() -> bool {
                 true
             }
-            fn schema_name() -> Cow<'static, str> {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
                 stringify!($name).into()
             }
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                shaped_schema($shape)
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $crate::model::shaped_schema($shape)
             }
         }
     };
 }
+pub(crate) use shaped_string;
 
 shaped_string!(
     /// A DNS-1123 label.

@@ -69,15 +69,10 @@ pub(super) fn of(
     classes: &[ClassPlan],
     disks: &[Vec<DiskFacts>],
 ) -> Facts {
-    let persistence = longhorn
-        .and_then(|l| l.values.iter().find(|s| s.key == "persistence"))
-        .map(|s| {
-            s.entries
-                .iter()
-                .filter_map(|e| Some((e.key.clone(), e.value.as_ref()?.to_json())))
-                .collect()
-        })
-        .unwrap_or_default();
+    let persistence = match longhorn.and_then(|l| l.value("persistence")) {
+        Some(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => BTreeMap::new(),
+    };
     let classes = classes
         .iter()
         .map(|c| {

@@ -7,6 +7,7 @@
 pub mod benchmark;
 pub mod facts;
 pub mod gitops;
+pub mod values;
 
 use std::collections::BTreeMap;
 
@@ -15,9 +16,9 @@ use serde::Serialize;
 pub use facts::Facts;
 
 use crate::check::{DiskFacts, Resolved, Scheduling};
-use crate::knowledge::longhorn::{Release, Render, Setting};
+use crate::knowledge::longhorn::Release;
 use crate::model::Spanned;
-use crate::model::{ClusterFile, Pool, SettingScalar, SettingValue, StorageClass, Tag, defaults};
+use crate::model::{ClusterFile, Pool, StorageClass, Tag, defaults};
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -78,51 +79,29 @@ pub const KUSTOMIZATION: &str = "kustomization.yaml";
 pub struct LonghornPlan {
     /// The chart version to install.
     pub chart: String,
-    /// The chart version whose settings table was used, when it differs.
+    /// The chart version whose data was used, when it differs (`treat_as`).
     pub checked_against: Option<String>,
     pub namespace: String,
     /// Whether the chart pastes settings unquoted, so strings carry their own quotes.
     pub prequoted: bool,
-    /// Top-level sections of the values file, in order.
-    pub values: Vec<Section>,
+    /// The values, top-level keys in the order they are written.
+    pub values: Vec<crate::yaml::Entry>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Section {
-    pub key: String,
-    pub entries: Vec<Entry>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Entry {
-    pub key: String,
-    /// A scalar, or nested entries (data-engine-specific settings).
-    pub value: Option<Scalar>,
-    pub map: Vec<(String, Scalar)>,
-    pub comment: Option<String>,
-}
-
-/// A YAML scalar; templates write it with the `yaml` filter.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-}
-
-impl Scalar {
-    /// The value as plain JSON (the quotes lhc adds for bare-pasting charts stay in).
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Scalar::Bool(b) => (*b).into(),
-            Scalar::Int(i) => (*i).into(),
-            Scalar::Float(f) => {
-                serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
-            }
-            Scalar::Str(s) => s.clone().into(),
+impl LonghornPlan {
+    /// The values as YAML at `indent`, a blank line before each top-level key.
+    pub fn body(&self, indent: usize) -> String {
+        let mut out = String::new();
+        for entry in &self.values {
+            out.push('\n');
+            out.push_str(&crate::yaml::emit(std::slice::from_ref(entry), indent));
         }
+        out
+    }
+
+    /// A top-level value, as JSON.
+    pub fn value(&self, key: &str) -> Option<serde_json::Value> {
+        self.values.iter().find(|e| e.key == key).map(|e| e.value.to_json())
     }
 }
 
@@ -183,7 +162,7 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     let release = resolved.release;
     let longhorn = release.map(|r| {
         let version = resolved.chart_version.clone().unwrap_or_else(|| r.version.clone());
-        plan_longhorn(file, r, version)
+        plan_longhorn(file, resolved.knowledge, r, version)
     });
     let namespace = longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace.as_str());
     let pools = plan_pools(file, &resolved.disks, release.is_some());
@@ -301,140 +280,20 @@ fn plan_pools(file: &ClusterFile, disks: &[Vec<DiskFacts>], longhorn: bool) -> V
         .collect()
 }
 
-fn plan_longhorn(file: &ClusterFile, chart: &'static Release, version: String) -> LonghornPlan {
-    let table = file.longhorn.as_ref();
-    let namespace = table.map_or(defaults::NAMESPACE, |l| l.namespace()).to_string();
-    let data_path = table.map_or(defaults::DATA_PATH, |l| l.data_path()).to_string();
-    let with_disks = file.pools.iter().any(|p| !p.disks.is_empty());
-
-    let mut settings: Vec<Entry> = vec![];
-    let mut derived = |key: &str, value: Scalar, comment: &str| {
-        if let Some(setting) = chart.settings.get(key) {
-            settings.push(entry(key, setting, value, Some(comment.to_string())));
-        }
-    };
-    if with_disks {
-        derived(
-            "createDefaultDiskLabeledNodes",
-            Scalar::Bool(true),
-            "lhc: only nodes labelled by nodes.sh get disks",
-        );
-    }
-    derived("defaultDataPath", Scalar::Str(data_path), "lhc: [longhorn] data_path");
-
-    let mut backup_store = vec![];
-    if let Some(backup) = table.and_then(|l| l.backup.as_ref()) {
-        let fields: [(&str, &str, Option<Scalar>); 3] = [
-            ("backupTarget", "backupTarget", Some(Scalar::Str(backup.target.to_string()))),
-            (
-                "backupTargetCredentialSecret",
-                "backupTargetCredentialSecret",
-                backup.credential_secret.as_ref().map(|s| Scalar::Str(s.to_string())),
-            ),
-            (
-                "pollInterval",
-                "backupstorePollInterval",
-                backup.poll_interval.as_ref().map(|p| Scalar::Int(i64::from(p.value))),
-            ),
-        ];
-        for (store_key, setting_key, value) in fields {
-            let Some(value) = value else { continue };
-            if chart.behaviour.default_backup_store {
-                // defaultBackupStore.* is pasted unquoted by every chart that has it.
-                backup_store.push(plain_entry(store_key, prequote(value), None));
-            } else {
-                derived(setting_key, value, "lhc: [longhorn.backup]");
-            }
-        }
-    }
-
-    for (key, value) in table.map(|l| &l.settings).into_iter().flatten() {
-        let Some(setting) = chart.settings.get(key.as_str()) else { continue };
-        let e = match &value.value {
-            SettingValue::PerEngine(map) => Entry {
-                key: key.to_string(),
-                value: None,
-                // Longhorn reads per-engine values as JSON strings.
-                map: map.iter().map(|(k, v)| (k.clone(), Scalar::Str(scalar_text(v)))).collect(),
-                comment: None,
-            },
-            SettingValue::Bool(b) => entry(key, setting, Scalar::Bool(*b), None),
-            SettingValue::Integer(i) => entry(key, setting, Scalar::Int(*i), None),
-            SettingValue::Float(f) => entry(key, setting, Scalar::Float(*f), None),
-            SettingValue::String(s) => entry(key, setting, Scalar::Str(s.clone()), None),
-        };
-        settings.push(e);
-    }
-    settings.sort_by(|a, b| a.key.cmp(&b.key));
-
-    let dc = table.and_then(|l| l.default_class.as_ref());
-    let persistence = vec![
-        plain_entry(
-            "defaultClass",
-            Scalar::Bool(dc.map_or(defaults::CHART_CLASS_IS_DEFAULT, |d| d.is_default())),
-            None,
-        ),
-        plain_entry(
-            "defaultClassReplicaCount",
-            Scalar::Int(i64::from(dc.map_or(defaults::REPLICAS, |d| d.replicas()))),
-            None,
-        ),
-        plain_entry(
-            "defaultFsType",
-            Scalar::Str(dc.map_or(defaults::FS, |d| d.fs()).as_str().into()),
-            None,
-        ),
-    ];
-
-    let mut values = vec![Section { key: "defaultSettings".into(), entries: settings }];
-    if !backup_store.is_empty() {
-        values.push(Section { key: "defaultBackupStore".into(), entries: backup_store });
-    }
-    values.push(Section { key: "persistence".into(), entries: persistence });
-    values.push(Section {
-        key: "preUpgradeChecker".into(),
-        entries: vec![plain_entry(
-            "jobEnabled",
-            Scalar::Bool(false),
-            Some("lhc: the pre-upgrade hook Job breaks Argo CD and Flux installs".into()),
-        )],
-    });
+fn plan_longhorn(
+    file: &ClusterFile,
+    knowledge: &crate::knowledge::Knowledge,
+    release: &'static Release,
+    version: String,
+) -> LonghornPlan {
+    let namespace =
+        file.longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace()).to_string();
     LonghornPlan {
-        checked_against: (version != chart.version).then(|| chart.version.clone()),
+        checked_against: (version != release.version).then(|| release.version.clone()),
         chart: version,
         namespace,
-        prequoted: chart.behaviour.all_or_nothing_settings,
-        values,
-    }
-}
-
-/// A setting as its chart must receive it: strings that the template pastes unquoted carry
-/// their own YAML quotes, so the settings ConfigMap always parses back to the intended value.
-fn entry(key: &str, setting: &Setting, value: Scalar, comment: Option<String>) -> Entry {
-    let value = match setting.render {
-        Render::Plain | Render::JoinPlain => prequote(value),
-        Render::Quote | Render::Multi | Render::JoinQuote => value,
-    };
-    plain_entry(key, value, comment)
-}
-
-fn plain_entry(key: &str, value: Scalar, comment: Option<String>) -> Entry {
-    Entry { key: key.to_string(), value: Some(value), map: vec![], comment }
-}
-
-fn prequote(value: Scalar) -> Scalar {
-    match value {
-        Scalar::Str(s) => Scalar::Str(crate::yaml::quote(&s)),
-        other => other,
-    }
-}
-
-fn scalar_text(v: &SettingScalar) -> String {
-    match v {
-        SettingScalar::Bool(b) => b.to_string(),
-        SettingScalar::Integer(i) => i.to_string(),
-        SettingScalar::Float(f) => f.to_string(),
-        SettingScalar::String(s) => s.clone(),
+        prequoted: release.pastes_settings_bare(),
+        values: values::tree(file, knowledge, release).0,
     }
 }
 

@@ -179,7 +179,20 @@ fn versions_lists_charts_and_kubernetes() {
     let t = Test::new();
     let out = t.run_args(&["versions"]);
     out.code(0);
-    assert!(out.stdout.contains("1.6.4, 1.7.3, 1.8.2, 1.9.2, 1.10.2, 1.11.3, 1.12.1"));
+    // Every release of the fixtures, on the line of its minor version.
+    let fixtures = repo().join("tests/fixtures/longhorn/releases");
+    for entry in std::fs::read_dir(fixtures).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_dir() {
+            continue;
+        }
+        let v = path.file_name().unwrap().to_string_lossy().into_owned();
+        let minor = v.rsplit_once('.').unwrap().0;
+        let line =
+            out.stdout.lines().find(|l| l.trim_start().starts_with(&format!("{minor} "))).unwrap();
+        assert!(line.split([' ', ',']).any(|w| w == v), "{v} missing:\n{}", out.stdout);
+    }
+    assert!(out.stdout.contains("(default 1.12.1)"), "{}", out.stdout);
     assert!(out.stdout.contains("1.25 to 1.37"));
     assert!(out.stdout.contains("Benchmark images: kbench yasker/kbench:v0.1.0"), "{}", out.stdout);
     let json: serde_json::Value =

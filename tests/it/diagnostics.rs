@@ -76,7 +76,8 @@ fn pinned_messages_match() {
         let out = test.run_args(&args);
         let marker_error = format!("error[{code}]");
         let marker_warning = format!("warning[{code}]");
-        if !out.stderr.contains(&marker_error) && !out.stderr.contains(&marker_warning) {
+        let marker_note = format!("note[{code}]");
+        if ![marker_error, marker_warning, marker_note].iter().any(|m| out.stderr.contains(m)) {
             failures
                 .push(format!("{code}: the example does not produce `{code}`:\n{}", out.stderr));
             continue;

@@ -8,6 +8,7 @@ mod common;
 mod architecture;
 mod benchmarks;
 mod cases;
+mod chart;
 mod cli;
 mod diagnostics;
 mod diff;
