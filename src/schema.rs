@@ -44,6 +44,9 @@ pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
         "lhc-kubernetes-version" => crate::schema::formats::kubernetes_version,
         "lhc-chart-version" => crate::schema::formats::chart_version,
         "lhc-backup-target" => crate::schema::formats::backup_target,
+        "lhc-disk-path" => crate::schema::formats::disk_path,
+        "lhc-taint" => crate::schema::formats::taint,
+        "lhc-talos-version" => crate::schema::formats::talos_version,
     },
 )]
 struct Compiled;
@@ -194,6 +197,15 @@ mod formats {
     }
     pub fn backup_target(s: &str) -> bool {
         (names::BACKUP_TARGET.matches)(s)
+    }
+    pub fn disk_path(s: &str) -> bool {
+        (names::DISK_PATH.matches)(s)
+    }
+    pub fn taint(s: &str) -> bool {
+        (names::TAINT.matches)(s)
+    }
+    pub fn talos_version(s: &str) -> bool {
+        (names::TALOS_VERSION.matches)(s)
     }
 }
 
