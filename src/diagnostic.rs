@@ -200,7 +200,7 @@ pub enum Message {
     #[error("{what} need Longhorn, and {why}")]
     LonghornDisabled { what: String, why: &'static str },
     #[error("pool `{pool}` {problem}")]
-    PoolMembership { pool: String, problem: &'static str },
+    PoolMembership { pool: String, problem: String },
     #[error("zone `{zone}` is not in location {location}")]
     ZoneLocation { zone: String, location: String },
     #[error("pool `{pool}` has Hetzner Volumes but no location, and {why}")]

@@ -329,9 +329,12 @@ pub(crate) const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 /// A pool has exactly one of `nodes` and `selector`; a selector pool says how many nodes it has.
 fn check_membership(pool: &Spanned<Pool>, out: &mut Vec<Diagnostic>) {
     let name = pool.name.to_string();
-    let problem = |problem: &'static str, span: crate::source::Span, help: &str| {
-        Diagnostic::error(Message::PoolMembership { pool: name.clone(), problem }, span)
-            .with_help(help.to_string())
+    let problem = |problem: &str, span: crate::source::Span, help: &str| {
+        Diagnostic::error(
+            Message::PoolMembership { pool: name.clone(), problem: problem.to_string() },
+            span,
+        )
+        .with_help(help.to_string())
     };
     match (&pool.nodes, &pool.selector) {
         (Some(nodes), Some(selector)) => out.push(
@@ -369,6 +372,19 @@ fn check_membership(pool: &Spanned<Pool>, out: &mut Vec<Diagnostic>) {
             }
             for key in selector.0.keys() {
                 check_label_key(key, out);
+            }
+            for (key, value) in &pool.labels.0 {
+                let Some((picked, wanted)) = selector.0.get_key_value(key) else { continue };
+                if wanted.value != value.value {
+                    out.push(
+                        problem(
+                            &format!("sets label `{key}` to \"{value}\", and its selector picks nodes with \"{wanted}\""),
+                            key.span.clone(),
+                            "the nodes would leave the pool; remove the label from `labels`",
+                        )
+                        .with_label(picked.span.clone(), "the selector picks by it here"),
+                    );
+                }
             }
             match (&pool.count, &pool.autoscale) {
                 (None, None) => out.push(problem(
@@ -861,4 +877,72 @@ fn check_size_limits(
         _ => {}
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taints(list: &[&str]) -> Vec<Spanned<Taint>> {
+        list.iter().map(|t| Spanned::new(Taint(t.to_string()), 0..0)).collect()
+    }
+
+    fn left(taints: &[Spanned<Taint>], tolerations: &[(&str, &str, &str, &str)]) -> Vec<String> {
+        untolerated(taints, tolerations).iter().map(|t| t.to_string()).collect()
+    }
+
+    /// Kubernetes' `Toleration.ToleratesTaint`: effect empty or equal, key empty with Exists
+    /// or equal, then Exists ignores the value and Equal (or empty) compares it.
+    #[test]
+    fn untolerated_follows_kubernetes_toleration_matching() {
+        let t =
+            taints(&["storage=true:NoSchedule", "dedicated:NoExecute", "soft=x:PreferNoSchedule"]);
+        assert_eq!(
+            left(&t, &[]),
+            ["storage=true:NoSchedule", "dedicated:NoExecute"],
+            "PreferNoSchedule never keeps pods off"
+        );
+        assert_eq!(
+            left(&t, &[("storage", "Equal", "true", "NoSchedule")]),
+            ["dedicated:NoExecute"]
+        );
+        assert_eq!(
+            left(&t, &[("storage", "", "true", "")]),
+            ["dedicated:NoExecute"],
+            "empty operator is Equal, empty effect any"
+        );
+        assert_eq!(
+            left(&t, &[("storage", "Equal", "false", "NoSchedule")]).len(),
+            2,
+            "the value must match"
+        );
+        assert_eq!(
+            left(&t, &[("storage", "Exists", "", "NoExecute")]).len(),
+            2,
+            "the effect must match"
+        );
+        assert_eq!(
+            left(&t, &[("storage", "Exists", "", ""), ("dedicated", "Exists", "", "NoExecute")]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            left(&t, &[("", "Exists", "", "")]),
+            Vec::<String>::new(),
+            "an empty key with Exists tolerates everything"
+        );
+        assert_eq!(left(&t, &[("", "Exists", "", "NoSchedule")]), ["dedicated:NoExecute"]);
+    }
+
+    /// The tuples `taintToleration` gives, through Longhorn's own parser.
+    #[test]
+    fn longhorn_tolerations_reach_untolerated_as_kubernetes_reads_them() {
+        let parsed =
+            super::super::verdicts::toleration_list("storage=true:NoSchedule;dedicated:").unwrap();
+        let tuples: Vec<(&str, &str, &str, &str)> = parsed
+            .iter()
+            .map(|t| (t.key.as_str(), t.operator, t.value.as_str(), t.effect.as_str()))
+            .collect();
+        let t = taints(&["storage=true:NoSchedule", "dedicated:NoExecute", "gpu=a:NoSchedule"]);
+        assert_eq!(left(&t, &tuples), ["gpu=a:NoSchedule"]);
+    }
 }

@@ -238,3 +238,45 @@ impl DiskKind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(extra: &str) -> Pool {
+        toml_edit::de::from_str(&format!("name = \"p\"\n{extra}")).unwrap()
+    }
+
+    #[test]
+    fn node_counts_follow_names_count_and_autoscale() {
+        let named = pool("nodes = [\"a\", \"b\"]");
+        assert_eq!((named.node_count(), named.node_count_max()), (2, 2));
+        assert!(named.membership_ok() && !named.is_autoscaled());
+        let counted = pool("selector = { \"lhc.dev/pool\" = \"p\" }\ncount = 4");
+        assert_eq!((counted.node_count(), counted.node_count_max()), (4, 4));
+        assert!(counted.node_names().is_empty());
+        assert_eq!(counted.selector_labels(), [("lhc.dev/pool", "p")]);
+        let scaled = pool("selector = { a = \"b\" }\nautoscale = { min = 0, max = 6 }");
+        assert_eq!((scaled.node_count(), scaled.node_count_max()), (0, 6));
+        assert!(scaled.is_autoscaled() && scaled.membership_ok());
+        assert!(!pool("selector = { a = \"b\" }").membership_ok());
+        assert!(!pool("selector = {}\ncount = 1").membership_ok());
+        assert!(!pool("nodes = [\"a\"]\ncount = 1").membership_ok());
+        assert!(
+            !pool("selector = { a = \"b\" }\nautoscale = { min = 4, max = 2 }").membership_ok()
+        );
+        assert!(!pool("").membership_ok());
+    }
+
+    #[test]
+    fn taints_split_into_key_value_and_effect() {
+        assert_eq!(
+            Taint("storage=true:NoSchedule".into()).parts(),
+            ("storage", "true", "NoSchedule")
+        );
+        assert_eq!(
+            Taint("example.com/gpu:NoExecute".into()).parts(),
+            ("example.com/gpu", "", "NoExecute")
+        );
+    }
+}

@@ -582,7 +582,7 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     }
 }
 
-/// How many nodes can hold a replica of each class, for the facts.
+/// How many nodes can hold a replica of each class (of its data engine), for the facts.
 pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &ClassPlan) -> usize {
     let Some(release) = release else { return 0 };
     let param = |k: &str| -> Vec<String> {
@@ -593,5 +593,13 @@ pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &Cl
             .map(|(_, v)| v.split(',').map(str::to_string).collect())
             .unwrap_or_default()
     };
-    Scheduling::new(file, release).eligible_nodes(&param("diskSelector"), &param("nodeSelector"))
+    let engine = match class.parameters.iter().find(|(p, _)| p == "dataEngine") {
+        Some((_, v)) if v == "v2" => crate::capacity::Engine::V2,
+        _ => crate::capacity::Engine::V1,
+    };
+    Scheduling::new(file, release).eligible_nodes_engine(
+        &param("diskSelector"),
+        &param("nodeSelector"),
+        engine,
+    )
 }
