@@ -248,7 +248,13 @@ fn check_classes(
                         } else {
                             format!("; lhc did not count the disks whose size it does not know ({})", unknown.join(", "))
                         };
-                        format!("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count){skipped}")
+                        let scaled = scheduling.autoscaled(&disk_tags, &node_tags, crate::capacity::Engine::V1);
+                        let counted = if scaled.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; lhc counts {}", scaled.join(" and "))
+                        };
+                        format!("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count){skipped}{counted}")
                     }),
                 );
             }

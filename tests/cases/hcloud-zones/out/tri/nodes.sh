@@ -48,6 +48,7 @@ for node in "${nodes[@]}"; do
   fi
   "${kubectl[@]}" label node "$node" --overwrite 'node.longhorn.io/create-default-disk=config'
   "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-disks-config=[{"path":"/var/lib/longhorn","name":"nvme","allowScheduling":true,"storageReserved":42949672960,"tags":[]},{"path":"/mnt/longhorn-volume","name":"volume","allowScheduling":true,"storageReserved":21474836480,"tags":["bulk"]}]'
+  "${kubectl[@]}" label node "$node" --overwrite 'example.com/location=fsn1'
 done
 
 # Pool nbg1 (ccx23): 2 nodes.
