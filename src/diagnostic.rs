@@ -254,12 +254,28 @@ pub enum Message {
     InvalidName { what: String, value: String, kind: String },
     #[error("{what} need Longhorn, and {why}")]
     LonghornDisabled { what: String, why: &'static str },
+    #[error("pool `{pool}` {problem}")]
+    PoolMembership { pool: String, problem: String },
+    #[error("zone `{zone}` is not in location {location}")]
+    ZoneLocation { zone: String, location: String },
+    #[error("pool `{pool}` has Hetzner Volumes but no location, and {why}")]
+    VolumeLocation { pool: String, why: String },
+    #[error(
+        "disk `{disk}` is a Hetzner Volume, and the autoscaler adds the nodes of pool `{pool}` without one"
+    )]
+    AutoscaledVolume { pool: String, disk: String },
+    #[error("block disk `{disk}` {problem}")]
+    BlockDisk { disk: String, problem: String },
     #[error("`[longhorn]` has `enabled = false`, so {keys} {verb} ignored")]
     IgnoredLonghornKeys { keys: String, verb: &'static str },
 
     // --- storage classes -----------------------------------------------------------------------
-    #[error("class `{class}` asks for {replicas} replicas, but {}", replicas_tail(*eligible, *known))]
-    TooManyReplicas { class: String, replicas: u32, eligible: usize, known: bool },
+    #[error("class `{class}` asks for {replicas} replicas, but {}", replicas_tail(*eligible, *known, *zones))]
+    TooManyReplicas { class: String, replicas: u32, eligible: usize, known: bool, zones: bool },
+    #[error(
+        "class `{class}` uses the {engine} data engine, and no {kind} disk can hold its replicas"
+    )]
+    EngineDiskType { class: String, engine: &'static str, kind: &'static str },
     #[error("no {kind} carries the tag `{tag}`")]
     UnknownTag { tag: String, kind: &'static str },
     #[error("more than one default StorageClass: `{name}` and `{first}`")]
@@ -297,6 +313,18 @@ pub enum Message {
     #[error("there is no class to benchmark")]
     NoBenchmarkClasses,
 
+    // --- node configuration ----------------------------------------------------------------
+    #[error("the kubelet may not set label `{key}` on its own Node, and {routes} would")]
+    KubeletLabel { key: String, routes: String },
+    #[error("{what} of pool `{pool}` {gap}")]
+    RouteCoverage { pool: String, what: String, gap: String },
+    #[error("route `{route}` cannot be used here: {why}")]
+    RouteUnavailable { route: &'static str, why: String },
+    #[error("{what} has nothing to do: {why}")]
+    UnusedRoute { what: String, why: String },
+    #[error("{components} cannot run on the nodes of pool `{pool}`: {taints} {verb} not tolerated")]
+    UntoleratedTaint { pool: String, taints: String, verb: &'static str, components: String },
+
     // --- diff: what a change means ----------------------------------------------------------
     #[error("{path} was edited by hand since lhc wrote it{}", if *removal { ", and lhc would remove it" } else { "" })]
     EditedByHand { path: String, removal: bool },
@@ -312,7 +340,7 @@ pub enum Message {
     ChartDowngrade { from: String, to: String },
     #[error("the chart's `longhorn` StorageClass changes: {changes}")]
     DefaultClassRecreated { changes: String },
-    #[error("{annotation} changes on {} existing node{} ({}): {what}", nodes.len(), if nodes.len() == 1 { "" } else { "s" }, nodes.join(", "))]
+    #[error("{annotation} changes on {}: {what}", existing_nodes(nodes))]
     NodeAnnotationIgnored { annotation: String, nodes: Vec<String>, what: String },
     #[error("pool `{pool}` goes away with {nodes} node{} that hold Longhorn replicas{tail}", if *nodes == 1 { "" } else { "s" })]
     ReplicasOnRemovedNodes { pool: String, nodes: usize, tail: String },
@@ -358,13 +386,31 @@ pub enum Message {
     OutputCollision { name: String, first: String, folder: String },
 }
 
-fn replicas_tail(eligible: usize, known: bool) -> String {
-    let nodes = if eligible == 1 { "node" } else { "nodes" };
+fn replicas_tail(eligible: usize, known: bool, zones: bool) -> String {
+    let nodes = match (zones, eligible == 1) {
+        (true, true) => "zone",
+        (true, false) => "zones",
+        (false, true) => "node",
+        (false, false) => "nodes",
+    };
     if known {
         format!("lhc knows only {eligible} {nodes} that can hold one")
     } else {
         format!("only {eligible} {nodes} can hold one")
     }
+}
+
+/// How a selector pool's nodes are named where node names are listed (its names are known only
+/// in the cluster).
+pub const SELECTED_NODES: &str = "the nodes matching ";
+
+/// "2 existing nodes (a, b)", or "existing nodes (a, the nodes matching `x=y`)".
+fn existing_nodes(nodes: &[String]) -> String {
+    if nodes.iter().any(|n| n.starts_with(SELECTED_NODES)) {
+        return format!("existing nodes ({})", nodes.join(", "));
+    }
+    let s = if nodes.len() == 1 { "" } else { "s" };
+    format!("{} existing node{s} ({})", nodes.len(), nodes.join(", "))
 }
 
 fn dropped_lines(lines: usize) -> String {
@@ -458,8 +504,14 @@ codes! {
     ManagedLabel => "managed-label",
     InvalidName => "invalid-name",
     LonghornDisabled => "longhorn-disabled",
+    PoolMembership => "pool-membership",
+    ZoneLocation => "zone-location",
+    VolumeLocation => "volume-location",
+    AutoscaledVolume => "autoscaled-volume",
+    BlockDisk => "block-disk",
     IgnoredLonghornKeys => "ignored-longhorn-keys",
     TooManyReplicas => "too-many-replicas",
+    EngineDiskType => "engine-disk-type",
     UnknownTag => "unknown-tag",
     MultipleDefaults => "multiple-default-classes",
     ReservedClassName => "reserved-class-name",
@@ -477,6 +529,11 @@ codes! {
     BaselineWithoutKbench => "baseline-without-kbench",
     UnpinnedImage => "unpinned-image",
     NoBenchmarkClasses => "no-benchmark-classes",
+    KubeletLabel => "kubelet-label",
+    RouteCoverage => "route-coverage",
+    RouteUnavailable => "route-unavailable",
+    UnusedRoute => "unused-route",
+    UntoleratedTaint => "untolerated-taint",
     EditedByHand => "edited-by-hand",
     ForeignFile => "not-written-by-lhc",
     NotAFile => "not-a-file",

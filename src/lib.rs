@@ -1,5 +1,6 @@
 //! lhc, the Longhorn cluster compiler: one TOML file per cluster in; Longhorn Helm values, a
-//! node preparation script, StorageClasses and benchmark Jobs out.
+//! node preparation script (or the nodes' configuration where they are made: admission
+//! policies, k3s, Talos, the Hetzner autoscaler), StorageClasses and benchmark Jobs out.
 //!
 //! The pipeline, one module per stage; a stage imports only stages before it:
 //!

@@ -121,6 +121,34 @@ pub const DURATION: Shape = Shape {
     expected: "a Prometheus duration such as \"30s\", \"1m\" or \"1h30m\"",
 };
 
+/// A disk's `path`: an absolute path, or a PCI address (`0000:00:1e.0`, Longhorn's `IsBDF`
+/// form) that only block disks may name (and that lhc then refuses with its reason).
+pub const DISK_PATH: Shape = Shape {
+    name: "disk-path",
+    pattern: "^(/|[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]$)",
+    matches: disk_path_shape,
+    max_len: Some(4096),
+    expected: "an absolute path (starting with '/'), or for a block disk a PCI address such as \"0000:00:1e.0\"",
+};
+
+/// A Kubernetes taint as `kubectl taint` and k3s write it: `key[=value]:Effect`.
+pub const TAINT: Shape = Shape {
+    name: "taint",
+    pattern: "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?(=([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?)?:(NoSchedule|PreferNoSchedule|NoExecute)$",
+    matches: taint_shape,
+    max_len: Some(400),
+    expected: "a Kubernetes taint `key=value:Effect` or `key:Effect` (the key a label key, the value a label value, Effect one of NoSchedule, PreferNoSchedule, NoExecute)",
+};
+
+/// A Talos version: `1.9`, `v1.9` or `v1.9.3`.
+pub const TALOS_VERSION: Shape = Shape {
+    name: "talos-version",
+    pattern: "^v?1\\.[0-9]+(\\.[0-9]+)?$",
+    matches: talos_version_shape,
+    max_len: None,
+    expected: "a Talos version such as \"1.9\" or \"v1.9.3\"",
+};
+
 /// All shapes, so a schema `pattern` error can be explained in words.
 pub const SHAPES: &[Shape] = &[
     DNS_LABEL,
@@ -136,6 +164,9 @@ pub const SHAPES: &[Shape] = &[
     CHART_VERSION,
     BACKUP_TARGET,
     DURATION,
+    DISK_PATH,
+    TAINT,
+    TALOS_VERSION,
 ];
 
 /// The shape a schema validator format names.
@@ -275,6 +306,43 @@ fn backup_target_shape(s: &str) -> bool {
     })
 }
 
+/// `[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]`, the whole string: a PCI address.
+pub fn is_pci_address(s: &str) -> bool {
+    let b = s.as_bytes();
+    let hex = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+    b.len() == 12
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b':',
+            10 => *c == b'.',
+            _ => hex(c),
+        })
+}
+
+fn disk_path_shape(s: &str) -> bool {
+    s.starts_with('/') || is_pci_address(s)
+}
+
+/// `key[=value]:Effect`, as [`TAINT`]'s pattern reads it.
+fn taint_shape(s: &str) -> bool {
+    let Some((left, effect)) = s.rsplit_once(':') else { return false };
+    if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        return false;
+    }
+    match left.split_once('=') {
+        Some((key, value)) => label_key_shape(key) && label_value_shape(value),
+        None => label_key_shape(left),
+    }
+}
+
+/// `v?1\.[0-9]+(\.[0-9]+)?`
+fn talos_version_shape(s: &str) -> bool {
+    let s = s.strip_prefix('v').unwrap_or(s);
+    let Some(rest) = s.strip_prefix("1.") else { return false };
+    let mut parts = rest.split('.');
+    let digits = |p: &str| !p.is_empty() && all_bytes(p, |c| c.is_ascii_digit());
+    parts.next().is_some_and(digits) && parts.next().is_none_or(digits) && parts.next().is_none()
+}
+
 fn label_name_ok(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
@@ -375,7 +443,7 @@ mod tests {
     /// and on strings built from the characters that matter.
     #[test]
     fn shapes_match_exactly_what_their_patterns_match() {
-        let alphabet: Vec<char> = "aZ0-_./:%\n s3fncibzlo1Gik".chars().collect();
+        let alphabet: Vec<char> = "aZ0-_./:%\n s3fncibzlo1Gik=N".chars().collect();
         let mut strings: Vec<String> = vec![
             "".into(),
             "1.31".into(),
@@ -401,6 +469,22 @@ mod tests {
             "a.b/c".into(),
             "A.b/c".into(),
             "a/".into(),
+            "0000:00:1e.0".into(),
+            "0000:00:1e.0x".into(),
+            "0000:00:1E.0".into(),
+            "/dev/nvme1n1".into(),
+            "storage=true:NoSchedule".into(),
+            "storage:NoExecute".into(),
+            "storage=:PreferNoSchedule".into(),
+            "example.com/gpu=a100:NoSchedule".into(),
+            "storage=true:Sometimes".into(),
+            "storage=true".into(),
+            "a=b=c:NoSchedule".into(),
+            "a=b:c:NoSchedule".into(),
+            "v1.9".into(),
+            "1.9.3".into(),
+            "v1.".into(),
+            "1.9.3.1".into(),
         ];
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         for len in 1..=7 {

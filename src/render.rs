@@ -90,6 +90,7 @@ impl Renderer {
                     pools => ser(&n.pools),
                     node_count => n.all_nodes.len(),
                     all_nodes => ser(&n.all_nodes),
+                    selectors => n.pools.iter().any(|p| !p.selector.is_empty()),
                 },
             ),
             File::StorageClasses(classes) => {
@@ -124,6 +125,21 @@ impl Renderer {
                 "bench-kustomization.yaml.j2",
                 context! { origin => origin, resources => ser(resources), ..ser(c) },
             ),
+            File::Kyverno(k) => {
+                self.render("kyverno.yaml.j2", context! { origin => origin, k => ser(k) })
+            }
+            File::AdmissionPolicy(a) => {
+                self.render("admission-policy.yaml.j2", context! { origin => origin, a => ser(a) })
+            }
+            File::DropIn(d) => {
+                self.render("drop-in.yaml.j2", context! { origin => origin, d => ser(d) })
+            }
+            File::Talos(t) => {
+                self.render("talos-patch.yaml.j2", context! { origin => origin, t => ser(t) })
+            }
+            File::HcloudAutoscaler(h) => {
+                self.render("hcloud-autoscaler.env.j2", context! { origin => origin, h => ser(h) })
+            }
             File::Gitops(g) => {
                 let mode = g.plan.mode.as_str();
                 let ctx = context! { origin => origin, g => ser(&g.plan) };
@@ -219,6 +235,11 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("gitops-argocd-header.j2", include_str!("templates/gitops-argocd-header.j2")),
     ("gitops-argocd-chart.j2", include_str!("templates/gitops-argocd-chart.j2")),
     ("gitops-argocd-storage.j2", include_str!("templates/gitops-argocd-storage.j2")),
+    ("kyverno.yaml.j2", include_str!("templates/kyverno.yaml.j2")),
+    ("admission-policy.yaml.j2", include_str!("templates/admission-policy.yaml.j2")),
+    ("drop-in.yaml.j2", include_str!("templates/drop-in.yaml.j2")),
+    ("talos-patch.yaml.j2", include_str!("templates/talos-patch.yaml.j2")),
+    ("hcloud-autoscaler.env.j2", include_str!("templates/hcloud-autoscaler.env.j2")),
 ];
 
 /// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.

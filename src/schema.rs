@@ -45,6 +45,9 @@ pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
         "lhc-chart-version" => crate::schema::formats::chart_version,
         "lhc-backup-target" => crate::schema::formats::backup_target,
         "lhc-duration" => crate::schema::formats::duration,
+        "lhc-disk-path" => crate::schema::formats::disk_path,
+        "lhc-taint" => crate::schema::formats::taint,
+        "lhc-talos-version" => crate::schema::formats::talos_version,
     },
 )]
 struct Compiled;
@@ -198,6 +201,15 @@ mod formats {
     }
     pub fn duration(s: &str) -> bool {
         (names::DURATION.matches)(s)
+    }
+    pub fn disk_path(s: &str) -> bool {
+        (names::DISK_PATH.matches)(s)
+    }
+    pub fn taint(s: &str) -> bool {
+        (names::TAINT.matches)(s)
+    }
+    pub fn talos_version(s: &str) -> bool {
+        (names::TALOS_VERSION.matches)(s)
     }
 }
 

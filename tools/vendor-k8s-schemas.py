@@ -38,6 +38,7 @@ KINDS = {
     "job": "job-batch-v1.json",
     "deployment": "deployment-apps-v1.json",
     "node": "node-v1.json",
+    "clusterrole": "clusterrole-rbac-v1.json",
 }
 # Kinds that exist only in some minors, under one or more API versions (oldest
 # first). For every version a minor has, `<kind>-<version>.json` is written;

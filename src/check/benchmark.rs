@@ -21,6 +21,10 @@ pub struct BenchFacts {
     pub pool: Option<String>,
     /// The nodes the pods are pinned to (empty: anywhere).
     pub nodes: Vec<String>,
+    /// The labels the pods are pinned to, for a selector pool (empty: none).
+    pub node_selector: Vec<(String, String)>,
+    /// The taints of the benchmark pool, which the pods tolerate.
+    pub taints: Vec<crate::model::Taint>,
     pub quick: bool,
     /// The image of each tool in `tools`.
     pub images: Vec<(Tool, String)>,
@@ -50,10 +54,18 @@ pub(super) fn check(
         duplicates("benchmark class", classes.iter().map(|c| (c.as_str(), &c.span)), out);
     }
 
-    let mut nodes = vec![];
+    let (mut nodes, mut node_selector, mut taints) = (vec![], vec![], vec![]);
     if let Some(pool) = &bench.pool {
         match file.pools.iter().find(|p| p.name.as_str() == pool.as_str()) {
-            Some(p) => nodes = p.nodes.iter().map(|n| n.to_string()).collect(),
+            Some(p) => {
+                nodes = p.node_names().iter().map(|n| n.to_string()).collect();
+                node_selector = p
+                    .selector_labels()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                taints = p.taints.iter().map(|t| t.value.clone()).collect();
+            }
             None => {
                 let mut d = Diagnostic::error(
                     Message::UnknownPool { name: pool.to_string() },
@@ -171,6 +183,8 @@ pub(super) fn check(
         baseline,
         pool: bench.pool.as_ref().map(|p| p.to_string()),
         nodes,
+        node_selector,
+        taints,
         quick,
         images,
     })
@@ -227,7 +241,21 @@ fn check_classes(
                         },
                         span.clone(),
                     )
-                    .with_help("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count)"),
+                    .with_help({
+                        let unknown = scheduling.unknown_sizes(&disk_tags, &node_tags, disks);
+                        let skipped = if unknown.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; lhc did not count the disks whose size it does not know ({})", unknown.join(", "))
+                        };
+                        let scaled = scheduling.autoscaled(&disk_tags, &node_tags, crate::capacity::Engine::V1);
+                        let counted = if scaled.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; lhc counts {}", scaled.join(" and "))
+                        };
+                        format!("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count){skipped}{counted}")
+                    }),
                 );
             }
         }

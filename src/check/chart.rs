@@ -39,8 +39,15 @@ pub fn pool_labels(file: &ClusterFile) -> Vec<(String, BTreeMap<String, String>)
     file.pools
         .iter()
         .map(|p| {
-            let mut labels: BTreeMap<String, String> =
-                p.labels.0.iter().map(|(k, v)| (k.value.clone(), v.value.clone())).collect();
+            // A selector pool's nodes carry the selector's labels too.
+            let selector = p.selector.as_ref().map(|s| &s.value.0);
+            let mut labels: BTreeMap<String, String> = p
+                .labels
+                .0
+                .iter()
+                .chain(selector.into_iter().flatten())
+                .map(|(k, v)| (k.value.clone(), v.value.clone()))
+                .collect();
             if !p.disks.is_empty() {
                 labels.insert("node.longhorn.io/create-default-disk".into(), "config".into());
             }
@@ -77,7 +84,7 @@ pub fn matching_nodes(file: &ClusterFile, selector: &BTreeMap<String, String>) -
         .iter()
         .zip(&file.pools)
         .filter(|((_, labels), _)| selector.iter().all(|(k, v)| labels.get(k) == Some(v)))
-        .map(|(_, p)| p.nodes.len())
+        .map(|(_, p)| p.node_count())
         .sum()
 }
 

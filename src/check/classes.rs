@@ -3,6 +3,7 @@
 
 use super::scheduling::Scheduling;
 use super::{Target, bool_setting, duplicates, formats, list};
+use crate::capacity::Engine;
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
 use crate::knowledge::longhorn::{Format, Longhorn, ParameterKind, Release};
@@ -32,7 +33,10 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     );
     check_defaults(file, chart_class, out);
     let scheduling = Scheduling::new(file, release);
-    if chart_class {
+    // A pool that does not say how many nodes it has is reported; counting it would only add
+    // a replica error that its fix removes.
+    let counted = file.pools.iter().all(|p| p.membership_ok());
+    if chart_class && counted {
         check_default_class_replicas(file, &scheduling, out);
     }
     for class in &file.storage_classes {
@@ -79,10 +83,13 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
                 replicas,
                 disk_tags: &class.disk_tags,
                 node_tags: &class.node_tags,
+                engine: engine_of(class),
                 span,
                 fix,
             };
-            scheduling.check_replicas(&ask, out);
+            if counted && scheduling.check_engine(&ask, out) {
+                scheduling.check_replicas(&ask, out);
+            }
         }
         check_parameters(file, &target.k.longhorn, class, release, out);
     }
@@ -161,10 +168,16 @@ fn check_default_class_replicas(
         replicas: dc.map_or(crate::model::defaults::REPLICAS, |d| d.replicas()),
         disk_tags,
         node_tags,
+        engine: match dc.and_then(|d| d.data_engine.as_ref()) {
+            Some(e) if e.value == crate::model::DataEngine::V2 => Engine::V2,
+            _ => Engine::V1,
+        },
         span,
         fix,
     };
-    scheduling.check_replicas(&ask, out);
+    if scheduling.check_engine(&ask, out) {
+        scheduling.check_replicas(&ask, out);
+    }
     if let Some(dc) = dc {
         if let (Some(locality), Some(replicas)) = (&dc.data_locality, &dc.replicas) {
             if locality.value == DataLocality::StrictLocal && replicas.value != 1 {
@@ -235,24 +248,72 @@ pub(super) fn check_tags_exist(
     ok
 }
 
-/// A class's replica count and selectors, and how to fix a count that is too high.
+/// The data engine of a class's volumes: its `dataEngine` parameter (v1 when absent).
+fn engine_of(class: &StorageClass) -> Engine {
+    let v2 = class.parameters.iter().any(|(k, v)| k.as_str() == "dataEngine" && v.as_str() == "v2");
+    if v2 { Engine::V2 } else { Engine::V1 }
+}
+
+/// A class's replica count, selectors and engine, and how to fix a count that is too high.
 struct Ask<'a> {
     class: &'a str,
     replicas: u32,
     disk_tags: &'a [Spanned<Tag>],
     node_tags: &'a [Spanned<Tag>],
+    engine: Engine,
     span: Span,
     fix: &'a str,
 }
 
 impl Scheduling<'_> {
+    /// A class whose engine has no disk of its kind with its tags can place no replica at all:
+    /// v1 replicas live on filesystem disks, v2 replicas on block disks. Returns whether the
+    /// replica rule should still run.
+    fn check_engine(&self, ask: &Ask<'_>, out: &mut Vec<Diagnostic>) -> bool {
+        if !self.exhaustive
+            || self.eligible_pools(ask.disk_tags, ask.node_tags, ask.engine).next().is_some()
+        {
+            return true;
+        }
+        let other = match ask.engine {
+            Engine::V1 => Engine::V2,
+            Engine::V2 => Engine::V1,
+        };
+        if self.eligible_pools(ask.disk_tags, ask.node_tags, other).next().is_none() {
+            return true; // no disk of either kind: the replica rule says it
+        }
+        let (engine, kind, help) = match ask.engine {
+            Engine::V2 => (
+                "v2",
+                "block",
+                "the v2 engine (SPDK) keeps replicas only on block disks: give the class's pools a `type = \"block\"` disk with its tags, or remove `dataEngine = \"v2\"`",
+            ),
+            Engine::V1 => (
+                "v1",
+                "filesystem",
+                "the v1 engine keeps replicas in files on a filesystem disk (`local`, `hcloud-volume`, `device`); block disks take only v2 volumes (`dataEngine = \"v2\"`)",
+            ),
+        };
+        out.push(
+            Diagnostic::error(
+                Message::EngineDiskType { class: ask.class.to_string(), engine, kind },
+                ask.span.clone(),
+            )
+            .with_help(help),
+        );
+        false
+    }
+
     fn check_replicas(&self, ask: &Ask<'_>, out: &mut Vec<Diagnostic>) {
-        let Ask { class, replicas, disk_tags, node_tags, fix, .. } = *ask;
+        let Ask { class, replicas, disk_tags, node_tags, engine, fix, .. } = *ask;
         let span = ask.span.clone();
         if self.file.pools.is_empty() {
             return; // lhc knows no nodes at all
         }
-        let eligible = self.eligible_nodes(disk_tags, node_tags);
+        let nodes = self.eligible_nodes_engine(disk_tags, node_tags, engine);
+        let zones = self.eligible_zones(disk_tags, node_tags, engine);
+        let by_zone = self.zone_hard && zones < nodes;
+        let eligible = if by_zone { zones } else { nodes };
         if replicas as usize <= eligible {
             return;
         }
@@ -261,6 +322,13 @@ impl Scheduling<'_> {
             replicas,
             eligible,
             known: !self.exhaustive,
+            zones: by_zone,
+        };
+        let autoscaled = self.autoscaled(disk_tags, node_tags, engine);
+        let counted = if autoscaled.is_empty() {
+            String::new()
+        } else {
+            format!(" (lhc counts {})", list_plain(&autoscaled))
         };
         let mut selector = vec![];
         if !disk_tags.is_empty() {
@@ -274,21 +342,37 @@ impl Scheduling<'_> {
         } else {
             selector.join(" and ")
         };
-        let d = if self.soft_anti_affinity || !self.exhaustive {
+        let d = if by_zone && self.exhaustive {
+            Diagnostic::error(message, span).with_help(format!(
+                "`replicaZoneSoftAntiAffinity = false` puts each replica in its own zone (`topology.kubernetes.io/zone`; nodes without it are one zone), and the nodes with {which} are in {zones} zone{}{counted}; {fix} {eligible}, add pools in other zones, or allow several replicas per zone",
+                if zones == 1 { "" } else { "s" }
+            ))
+        } else if self.soft_anti_affinity || !self.exhaustive {
             let why = if self.soft_anti_affinity {
-                "`replicaSoftAntiAffinity = true` lets Longhorn put several replicas on one node, which then takes them all down together".to_string()
+                format!(
+                    "`replicaSoftAntiAffinity = true` lets Longhorn put several replicas on one node, which then takes them all down together{counted}"
+                )
             } else {
                 format!(
-                    "no pool declares disks, so Longhorn gives every node a default disk; if the cluster has no more nodes than these, {fix} {eligible}"
+                    "no pool declares disks, so Longhorn gives every node a default disk; if the cluster has no more nodes than these{counted}, {fix} {eligible}"
                 )
             };
             Diagnostic::warning(message, span).with_help(why)
         } else {
             Diagnostic::error(message, span).with_help(format!(
-                "volumes would stay Degraded: each replica needs its own node with {which}; {fix} {eligible}, or add such nodes"
+                "volumes would stay Degraded: each replica needs its own node with {which}{counted}; {fix} {eligible}, or add such nodes"
             ))
         };
         out.push(d);
+    }
+}
+
+/// "a, b and c", without quotes.
+fn list_plain(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

@@ -1,16 +1,18 @@
 //! Semantic rules: a schema-valid [`ClusterFile`] in; every rule it breaks as a diagnostic, and
 //! what the rules had to work out (target versions, disk sizes, reserved bytes) for the
 //! planner, so nothing is computed twice. One file per subject:
-//! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, labels, server types, disks),
-//! `classes` (StorageClasses, tags, the replica rule, parameters), `settings`
-//! (`[longhorn.settings]` and the backup target), `benchmark`.
+//! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, selectors, labels, taints,
+//! zones, server types, disks), `classes` (StorageClasses, tags, the replica rule, parameters),
+//! `settings` (`[longhorn.settings]` and the backup target), `benchmark`, `gitops`, `routes`
+//! (`[node_config]`).
 
 mod benchmark;
 mod chart;
 mod classes;
 mod formats;
 mod gitops;
-mod pools;
+pub mod pools;
+mod routes;
 mod scheduling;
 mod settings;
 mod values;
@@ -19,7 +21,8 @@ mod versions;
 
 pub use benchmark::BenchFacts;
 pub use chart::{matching_nodes, pool_labels};
-pub use scheduling::Scheduling;
+pub use routes::RouteFacts;
+pub use scheduling::{Scheduling, zone_of};
 pub use settings::effective as effective_setting;
 pub use values::setting_value;
 
@@ -46,6 +49,8 @@ pub struct Resolved {
     pub disks: Vec<Vec<DiskFacts>>,
     /// The benchmark, when the file has `[benchmark]`.
     pub benchmark: Option<BenchFacts>,
+    /// The node-configuration routes and what they need.
+    pub routes: RouteFacts,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -86,6 +91,8 @@ pub fn check(
     });
     let bench = tools.and_then(|t| benchmark::check(file, &target, t, &facts_disks, &mut out));
     gitops::check(file, &target, &mut out);
+    let routes = routes::check(file, &target, &mut out);
+    pools::check_tolerations(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
         knowledge,
@@ -96,6 +103,7 @@ pub fn check(
         chart_version: target.chart_version,
         disks: facts_disks,
         benchmark: bench,
+        routes,
     };
     (resolved, out)
 }

@@ -26,6 +26,7 @@ pub(super) fn check(
     let before = out.len();
     for w in written {
         check_one(lh, release, w.key, w.value, out);
+        set_twice(file, w.key, out);
     }
     check_conflicts(file, release, out);
     check_backup(file, release, out);
@@ -38,6 +39,25 @@ pub(super) fn check(
             d.note = Some(note.clone());
         }
     }
+}
+
+/// A setting that a first-class key also writes (`taintToleration` and
+/// `[longhorn.placement] tolerations`): the two would disagree, so it is an error. The old
+/// backup settings are `check_backup`'s.
+fn set_twice(file: &ClusterFile, key: &Spanned<String>, out: &mut Vec<Diagnostic>) {
+    if key.as_str().starts_with("backup") {
+        return;
+    }
+    let full = format!("defaultSettings.{}", key.value);
+    let Some((how, span)) = crate::model::chart_keys::set_first_class(file, &full) else { return };
+    out.push(
+        Diagnostic::error(
+            Message::ValueSetTwice { key: key.value.clone(), other: how.to_string() },
+            key.span.clone(),
+        )
+        .with_label(span, "set here too")
+        .with_help(format!("remove `{}`: lhc writes it from {how}", key.value)),
+    );
 }
 
 /// The setting a key reaches in a release, through the chart bugs lhc works around: the key to

@@ -265,7 +265,9 @@ fn nodes(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
     let mut gone_pools: BTreeMap<&str, usize> = BTreeMap::new();
     for (node, (pool, b)) in &before {
         if !after.contains_key(node) && b.disks.is_some() {
-            *gone_pools.entry(pool).or_default() += 1;
+            let nodes =
+                if node.starts_with(crate::plan::facts::SELECTED) { b.node_count() } else { 1 };
+            *gone_pools.entry(pool).or_default() += nodes;
         }
     }
     let shortfalls: Vec<String> = new

@@ -1,7 +1,7 @@
 //! What lhc knows about the world it compiles for, loaded from the data files under `data/`
 //! (embedded in the binary): Longhorn releases and their settings, the Longhorn CSI driver's
-//! StorageClass parameters, Hetzner Cloud's catalogue, the benchmark tools, and the Kubernetes
-//! versions lhc writes manifests for.
+//! StorageClass parameters, Hetzner Cloud's catalogue, the benchmark tools, the Kubernetes
+//! versions lhc writes manifests for, and where node configuration can be written.
 //!
 //! Everything is loaded once per process by [`load`] and handed down the pipeline as
 //! [`&Knowledge`](Knowledge). A data file that does not parse is a [`DataError`] naming the file:
@@ -11,6 +11,7 @@ pub mod bench;
 pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;
+pub mod nodes;
 
 use std::sync::OnceLock;
 
@@ -65,6 +66,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (hcloud::PATH, include_str!("../../data/hcloud/catalogue.toml")),
     (kubernetes::DISTRIBUTIONS_PATH, include_str!("../../data/kubernetes/distributions.toml")),
     (bench::PATH, include_str!("../../data/bench/tools.toml")),
+    (nodes::PATH, include_str!("../../data/nodes/routes.toml")),
 ];
 
 /// The domain data. Longhorn's is loaded with it; Hetzner's catalogue and the benchmark tools
@@ -78,6 +80,8 @@ pub struct Knowledge {
     hcloud: OnceLock<Result<hcloud::Catalogue, DataError>>,
     bench: OnceLock<Result<bench::Tools, DataError>>,
     distributions: OnceLock<Result<kubernetes::Distributions, DataError>>,
+    nodes_text: &'static str,
+    nodes: OnceLock<Result<nodes::Routes, DataError>>,
 }
 
 /// A data file that does not hold what lhc expects: a bug in lhc's data, reported with its path.
@@ -118,6 +122,8 @@ impl Knowledge {
             hcloud: OnceLock::new(),
             bench: OnceLock::new(),
             distributions: OnceLock::new(),
+            nodes_text: file(nodes::PATH)?,
+            nodes: OnceLock::new(),
         })
     }
 
@@ -133,6 +139,14 @@ impl Knowledge {
     pub fn hcloud(&self) -> Result<&hcloud::Catalogue, DataError> {
         self.hcloud
             .get_or_init(|| hcloud::Catalogue::load(self.hcloud_text))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Where node configuration can be written, and what each route needs.
+    pub fn nodes(&self) -> Result<&nodes::Routes, DataError> {
+        self.nodes
+            .get_or_init(|| nodes::Routes::load(self.nodes_text))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -186,6 +200,7 @@ mod tests {
         assert!(!k.longhorn.releases().is_empty());
         assert!(k.hcloud().unwrap().server_types.contains_key("ccx23"));
         assert!(k.bench().is_ok());
+        assert!(k.nodes().is_ok());
     }
 
     #[test]
@@ -201,6 +216,7 @@ mod tests {
                     k.hcloud()?;
                     k.bench()?;
                     k.distributions()?;
+                    k.nodes()?;
                     Ok(())
                 })
                 .err()

@@ -18,7 +18,7 @@ pub struct Ui {
     pub ingress: Option<Spanned<Ingress>>,
     /// A Gateway API HTTPRoute for the UI (`httproute.*`, chart 1.11+).
     #[serde(default)]
-    pub route: Option<Spanned<Route>>,
+    pub route: Option<Spanned<UiRoute>>,
 }
 
 /// `[longhorn.ui.ingress]`: the chart's Ingress for the UI, enabled.
@@ -73,7 +73,7 @@ impl PathType {
 /// `[longhorn.ui.route]`: the chart's Gateway API HTTPRoute for the UI (1.11+), enabled.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Route {
+pub struct UiRoute {
     /// `httproute.hostnames`.
     #[schemars(length(min = 1))]
     pub hostnames: Spanned<Vec<Spanned<DnsSubdomain>>>,

@@ -5,7 +5,7 @@
 //! Longhorn's own defaults (settings, thresholds) are not here: they belong to each Longhorn
 //! release and live in `data/longhorn/`.
 
-use super::{Binding, DataLocality, Distribution, Fs, Provider, ReclaimPolicy, Tool};
+use super::{Binding, DataLocality, Distribution, Fs, Provider, ReclaimPolicy, Route, Tool};
 
 /// `[longhorn] enabled`, once the table exists.
 pub const LONGHORN_ENABLED: bool = true;
@@ -38,6 +38,9 @@ pub const CLASS_IS_DEFAULT: bool = false;
 pub const RESERVED_PERCENT: u32 = 25;
 /// `reserved` of `hcloud-volume` disks, in percent of the size.
 pub const RESERVED_PERCENT_HCLOUD_VOLUME: u32 = 10;
+/// `reserved` of `block` disks: none (a block disk takes no `reserved`; Longhorn 1.8+ reads the
+/// 0 it gets as `storageReservedPercentageForDefaultDisk`).
+pub const RESERVED_PERCENT_BLOCK: u32 = 0;
 /// `allow_scheduling` of a disk.
 pub const ALLOW_SCHEDULING: bool = true;
 
@@ -68,3 +71,6 @@ pub const FLUX_SOURCE: &str = "flux-system";
 pub const ARGOCD_NAMESPACE: &str = "argocd";
 /// `[gitops] argocd_project`.
 pub const ARGOCD_PROJECT: &str = "default";
+
+/// `[node_config] routes`.
+pub const NODE_ROUTES: &[Route] = &[Route::Script];

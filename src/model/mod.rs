@@ -11,6 +11,7 @@ mod cluster;
 pub mod defaults;
 mod gitops;
 mod longhorn;
+mod node_config;
 mod pool;
 
 pub use benchmark::*;
@@ -18,6 +19,7 @@ pub use class::*;
 pub use cluster::*;
 pub use gitops::*;
 pub use longhorn::*;
+pub use node_config::*;
 pub use pool::*;
 
 use std::borrow::Cow;
@@ -199,6 +201,22 @@ shaped_string!(
     /// A Longhorn backup target URL.
     BackupTarget = names::BACKUP_TARGET
 );
+shaped_string!(
+    /// Where a disk is: an absolute path, or a block disk's PCI address.
+    DiskPath = names::DISK_PATH
+);
+shaped_string!(
+    /// A Kubernetes taint, `key=value:Effect` or `key:Effect`.
+    Taint = names::TAINT
+);
+shaped_string!(
+    /// A Talos version (`1.9`, `v1.9.3`).
+    TalosVersion = names::TALOS_VERSION
+);
+shaped_string!(
+    /// A Kubernetes label value.
+    LabelValue = names::LABEL_VALUE
+);
 
 /// Kubernetes labels to set on a pool's nodes.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -244,4 +262,9 @@ pub struct ClusterFile {
     /// Install Longhorn itself with Flux or Argo CD: `build` also writes `gitops/`.
     #[serde(default)]
     pub gitops: Option<Spanned<Gitops>>,
+    /// Where Longhorn's node label, disk and node-tag annotations, the pools' labels and their
+    /// taints are written: `nodes.sh`, an admission policy, the nodes' own bootstrap
+    /// configuration. Default: `routes = ["script"]`.
+    #[serde(default)]
+    pub node_config: Option<Spanned<NodeConfig>>,
 }

@@ -49,6 +49,31 @@ pub struct BenchFile {
     pub env: Vec<Env>,
     /// Node names the pod may run on (empty: anywhere).
     pub nodes: Vec<String>,
+    /// Labels the pod's node must have (a selector pool; empty: none).
+    pub node_selector: Vec<(String, String)>,
+    /// The benchmark pool's taints, tolerated.
+    pub tolerations: Vec<Toleration>,
+}
+
+/// A pod toleration of one taint.
+#[derive(Debug, Clone, Serialize)]
+pub struct Toleration {
+    pub key: String,
+    /// `Equal` for `key=value:Effect`, `Exists` for `key:Effect`.
+    pub operator: &'static str,
+    pub value: Option<String>,
+    pub effect: String,
+}
+
+/// The toleration that lets a pod run despite a taint.
+pub fn toleration(taint: &crate::model::Taint) -> Toleration {
+    let (key, value, effect) = taint.parts();
+    Toleration {
+        key: key.to_string(),
+        operator: if value.is_empty() { "Exists" } else { "Equal" },
+        value: (!value.is_empty()).then(|| value.to_string()),
+        effect: effect.to_string(),
+    }
 }
 
 /// An environment variable of a tool's entrypoint, with what it means to the tool.
@@ -308,6 +333,8 @@ fn single(
         command,
         env: with_meanings(env),
         nodes: b.nodes.clone(),
+        node_selector: b.node_selector.clone(),
+        tolerations: b.taints.iter().map(toleration).collect(),
     }
 }
 
@@ -382,6 +409,8 @@ fn comparison(
         command: vec!["bash".into(), "/fio/cmp_run.sh".into()],
         env: with_meanings(env),
         nodes: b.nodes.clone(),
+        node_selector: b.node_selector.clone(),
+        tolerations: b.taints.iter().map(toleration).collect(),
     }
 }
 
@@ -411,6 +440,8 @@ mod tests {
             baseline: Some("local-path".into()),
             pool: None,
             nodes: vec![],
+            node_selector: vec![],
+            taints: vec![],
             quick: true,
             images: vec![],
         };

@@ -44,19 +44,58 @@ pub struct ClassFacts {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PoolFacts {
+    /// The node names; empty for a selector pool.
     pub nodes: Vec<String>,
+    /// The labels that pick a selector pool's nodes (absent in manifests of older lhc).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub selector: BTreeMap<String, String>,
+    /// How many nodes a selector pool has (`count`, or `autoscale.min`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
+    /// An autoscaled pool's `autoscale.max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_max: Option<usize>,
+    /// The taints, `key=value:Effect`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<String>,
     /// `node.longhorn.io/default-disks-config`, when the pool has disks.
     pub disks: Option<Vec<DiskConfig>>,
     /// `node.longhorn.io/default-node-tags`, when the pool has node tags.
     pub node_tags: Option<Vec<String>>,
 }
 
+impl PoolFacts {
+    /// A selector pool's nodes, as `diff` names them: "the nodes matching `a=b`".
+    pub fn selector_nodes(&self) -> Option<String> {
+        if self.selector.is_empty() {
+            return None;
+        }
+        let selector: Vec<String> = self.selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        Some(format!("{SELECTED}`{}`", selector.join(",")))
+    }
+
+    /// How many nodes the pool has (named, or a selector pool's count).
+    pub fn node_count(&self) -> usize {
+        if self.selector.is_empty() { self.nodes.len() } else { self.count.unwrap_or(0) }
+    }
+}
+
+/// How [`PoolFacts::selector_nodes`] begins.
+pub const SELECTED: &str = crate::diagnostic::SELECTED_NODES;
+
 impl Facts {
-    /// The pool and annotations of every node, by node name.
-    pub fn nodes(&self) -> BTreeMap<&str, (&str, &PoolFacts)> {
+    /// The pool and annotations of every node, by node name; a selector pool's nodes are one
+    /// entry, [`PoolFacts::selector_nodes`].
+    pub fn nodes(&self) -> BTreeMap<String, (&str, &PoolFacts)> {
         self.pools
             .iter()
-            .flat_map(|(name, p)| p.nodes.iter().map(move |n| (n.as_str(), (name.as_str(), p))))
+            .flat_map(|(name, p)| {
+                let names: Vec<String> = match p.selector_nodes() {
+                    Some(s) => vec![s],
+                    None => p.nodes.clone(),
+                };
+                names.into_iter().map(move |n| (n, (name.as_str(), p)))
+            })
             .collect()
     }
 }
@@ -103,13 +142,18 @@ pub(super) fn of(
         .iter()
         .map(|p| {
             let pool = file.pools.iter().zip(disks).find(|(f, _)| f.name.as_str() == p.name);
+            let selector: BTreeMap<String, String> = p.selector.iter().cloned().collect();
             let facts = PoolFacts {
                 nodes: p.nodes.clone(),
+                count: (!selector.is_empty()).then_some(p.node_count),
+                count_max: p.autoscale.map(|(_, max)| max as usize),
+                selector,
+                taints: p.taints.clone(),
                 disks: p
                     .disks_config
                     .as_ref()
                     .and(pool)
-                    .map(|(pool, disks)| super::disk_configs(pool, disks)),
+                    .map(|(pool, disks)| super::disk_configs(pool, disks, release)),
                 node_tags: p
                     .node_tags
                     .as_ref()

@@ -7,6 +7,7 @@
 pub mod benchmark;
 pub mod facts;
 pub mod gitops;
+pub mod nodes;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -65,6 +66,17 @@ pub enum File {
     BenchKustomization(benchmark::Common, Vec<String>),
     /// `gitops/flux.yaml` or `gitops/argocd.yaml`.
     Gitops(gitops::GitopsFile),
+    /// `node-config/kyverno.yaml`: a Kyverno ClusterPolicy (and the RBAC it needs).
+    Kyverno(nodes::KyvernoPlan),
+    /// `node-config/admission-policy.yaml`: MutatingAdmissionPolicies and their bindings.
+    AdmissionPolicy(nodes::AdmissionPlan),
+    /// `node-config/{k3s,rke2}/50-lhc-<pool>.yaml`: a k3s or RKE2 config fragment.
+    DropIn(nodes::DropIn),
+    /// `node-config/talos/<pool>.yaml`: a Talos machine-config patch.
+    Talos(nodes::TalosPatch),
+    /// `node-config/hcloud-autoscaler.env`: the Hetzner cluster autoscaler's
+    /// `HCLOUD_CLUSTER_CONFIG`.
+    HcloudAutoscaler(nodes::HcloudPlan),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -118,16 +130,56 @@ pub struct NodesScript {
 pub struct PoolPlan {
     pub name: String,
     pub server_type: Option<String>,
+    /// The node names; empty for a selector pool.
     pub nodes: Vec<String>,
+    /// The labels that pick a selector pool's nodes; empty for a named pool.
+    pub selector: Vec<(String, String)>,
+    /// The selector as `kubectl get nodes -l` takes it (`a=b,c=d`).
+    pub selector_text: String,
+    /// How many nodes lhc counts (named, `count`, or `autoscale.min`).
+    pub node_count: usize,
+    /// `(min, max)` of an autoscaled pool.
+    pub autoscale: Option<(u32, u32)>,
     /// `node.longhorn.io/create-default-disk=config`, when the pool has disks.
     pub create_default_disk: bool,
     /// `node.longhorn.io/default-disks-config`: the JSON text.
     pub disks_config: Option<String>,
     /// `node.longhorn.io/default-node-tags`: the JSON text.
     pub node_tags: Option<String>,
+    /// The pool's own labels, and the zone label when lhc writes it.
     pub labels: Vec<(String, String)>,
+    /// The taints, `key=value:Effect`.
+    pub taints: Vec<String>,
+    /// Mount points of the pool's filesystem disks (the directories that must exist).
+    pub mounts: Vec<String>,
+    /// Whether the pool has a block disk (the v2 engine runs there).
+    pub v2: bool,
     /// One line per disk for the script's comments.
     pub disk_notes: Vec<String>,
+}
+
+impl PoolPlan {
+    /// Every label the routes write, in order: Longhorn's, then the pool's (and zone).
+    pub fn all_labels(&self) -> Vec<(String, String)> {
+        let mut out = vec![];
+        if self.create_default_disk {
+            out.push((nodes::CREATE_DEFAULT_DISK.to_string(), "config".to_string()));
+        }
+        out.extend(self.labels.iter().cloned());
+        out
+    }
+
+    /// The annotations the routes write: Longhorn's disk and node-tag annotations.
+    pub fn annotations(&self) -> Vec<(String, String)> {
+        let mut out = vec![];
+        if let Some(d) = &self.disks_config {
+            out.push((nodes::DISKS_CONFIG.to_string(), d.clone()));
+        }
+        if let Some(t) = &self.node_tags {
+            out.push((nodes::NODE_TAGS.to_string(), t.clone()));
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,7 +207,16 @@ pub struct DiskConfig {
     pub allow_scheduling: bool,
     pub storage_reserved: u64,
     pub tags: Vec<String>,
+    /// `block` for a v2 block disk (Longhorn's default is `filesystem`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_type: Option<String>,
+    /// A block disk's driver, `auto` (Longhorn picks it), on releases that have the field (1.7+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_driver: Option<String>,
 }
+
+/// The first Longhorn release whose disks have `diskDriver`.
+const DISK_DRIVER_SINCE: crate::knowledge::Minor = crate::knowledge::Minor(1, 7);
 
 pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     let cluster = file.cluster.name.to_string();
@@ -165,7 +226,7 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         plan_longhorn(file, resolved.knowledge, r, version)
     });
     let namespace = longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace.as_str());
-    let pools = plan_pools(file, &resolved.disks, release.is_some());
+    let pools = plan_pools(file, &resolved.disks, release, resolved.provider);
     let classes: Vec<ClassPlan> = if release.is_some() {
         file.storage_classes.iter().map(|c| plan_class(c)).collect()
     } else {
@@ -176,7 +237,7 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     if let Some(l) = &longhorn {
         files.insert("longhorn-values.yaml".to_string(), File::Values(l.clone()));
     }
-    if !pools.is_empty() {
+    if !pools.is_empty() && resolved.routes.has(crate::model::Route::Script) {
         let all_nodes = pools.iter().flat_map(|p| p.nodes.clone()).collect();
         files.insert(
             "nodes.sh".to_string(),
@@ -193,6 +254,7 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         files.insert("storageclasses.yaml".to_string(), File::StorageClasses(classes.clone()));
         resources.push("storageclasses.yaml".to_string());
     }
+    nodes::plan(file, resolved, &pools, &mut files, &mut resources);
     if !resources.is_empty() {
         files.insert(KUSTOMIZATION.to_string(), File::Kustomization(Kustomization { resources }));
     }
@@ -219,7 +281,12 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
 }
 
 /// The disk annotation of a pool, in Longhorn's documented field order.
-pub fn disk_configs(pool: &Pool, disks: &[DiskFacts]) -> Vec<DiskConfig> {
+pub fn disk_configs(
+    pool: &Pool,
+    disks: &[DiskFacts],
+    release: Option<&Release>,
+) -> Vec<DiskConfig> {
+    let driver = release.is_some_and(|r| r.minor >= DISK_DRIVER_SINCE);
     pool.disks
         .iter()
         .zip(disks)
@@ -229,27 +296,52 @@ pub fn disk_configs(pool: &Pool, disks: &[DiskFacts]) -> Vec<DiskConfig> {
             allow_scheduling: d.allow_scheduling(),
             storage_reserved: f.reserved.0,
             tags: d.tags.iter().map(|t| t.to_string()).collect(),
+            disk_type: d.kind.is_block().then(|| "block".to_string()),
+            disk_driver: (d.kind.is_block() && driver).then(|| "auto".to_string()),
         })
         .collect()
 }
 
-fn plan_pools(file: &ClusterFile, disks: &[Vec<DiskFacts>], longhorn: bool) -> Vec<PoolPlan> {
+fn plan_pools(
+    file: &ClusterFile,
+    disks: &[Vec<DiskFacts>],
+    release: Option<&Release>,
+    provider: crate::model::Provider,
+) -> Vec<PoolPlan> {
+    let longhorn = release.is_some();
     file.pools
         .iter()
         .zip(disks)
         .filter_map(|(pool, disks)| {
             let with_disks = longhorn && !pool.disks.is_empty();
-            let disks_config = with_disks
-                .then(|| serde_json::to_string(&disk_configs(pool, disks)).unwrap_or_default());
+            let disks_config = with_disks.then(|| {
+                serde_json::to_string(&disk_configs(pool, disks, release)).unwrap_or_default()
+            });
             let node_tags = (longhorn && !pool.node_tags.is_empty()).then(|| {
                 let tags: Vec<&str> = pool.node_tags.iter().map(|t| t.as_str()).collect();
                 serde_json::to_string(&tags).unwrap_or_default()
             });
-            let labels: Vec<(String, String)> =
+            let mut labels: Vec<(String, String)> =
                 pool.labels.0.iter().map(|(k, v)| (k.value.clone(), v.value.clone())).collect();
-            if disks_config.is_none() && node_tags.is_none() && labels.is_empty() {
+            // On hcloud the cloud controller manager sets the zone; elsewhere lhc does.
+            if let Some(zone) =
+                pool.zone.as_ref().filter(|_| provider != crate::model::Provider::Hcloud)
+            {
+                labels.push((nodes::ZONE_LABEL.to_string(), zone.to_string()));
+            }
+            let taints: Vec<String> = pool.taints.iter().map(|t| t.to_string()).collect();
+            if disks_config.is_none()
+                && node_tags.is_none()
+                && labels.is_empty()
+                && taints.is_empty()
+            {
                 return None;
             }
+            let selector: Vec<(String, String)> = pool
+                .selector_labels()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
             let disk_notes = pool
                 .disks
                 .iter()
@@ -269,11 +361,31 @@ fn plan_pools(file: &ClusterFile, disks: &[Vec<DiskFacts>], longhorn: bool) -> V
             Some(PoolPlan {
                 name: pool.name.to_string(),
                 server_type: pool.server_type.as_ref().map(|s| s.to_ascii_lowercase()),
-                nodes: pool.nodes.iter().map(|n| n.to_string()).collect(),
+                nodes: pool.node_names().iter().map(|n| n.to_string()).collect(),
+                selector_text: selector
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                selector,
+                node_count: pool.node_count(),
+                autoscale: pool
+                    .autoscale
+                    .as_ref()
+                    .filter(|_| pool.is_autoscaled())
+                    .map(|a| (a.min.value, a.max.value)),
                 create_default_disk: with_disks,
                 disks_config,
                 node_tags,
                 labels,
+                taints,
+                mounts: pool
+                    .disks
+                    .iter()
+                    .filter(|d| with_disks && !d.kind.is_block())
+                    .map(|d| d.path.to_string())
+                    .collect(),
+                v2: with_disks && pool.disks.iter().any(|d| d.kind.is_block()),
                 disk_notes,
             })
         })
@@ -329,7 +441,7 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     }
 }
 
-/// How many nodes can hold a replica of each class, for the facts.
+/// How many nodes can hold a replica of each class (of its data engine), for the facts.
 pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &ClassPlan) -> usize {
     let Some(release) = release else { return 0 };
     let param = |k: &str| -> Vec<String> {
@@ -340,5 +452,13 @@ pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &Cl
             .map(|(_, v)| v.split(',').map(str::to_string).collect())
             .unwrap_or_default()
     };
-    Scheduling::new(file, release).eligible_nodes(&param("diskSelector"), &param("nodeSelector"))
+    let engine = match class.parameters.iter().find(|(p, _)| p == "dataEngine") {
+        Some((_, v)) if v == "v2" => crate::capacity::Engine::V2,
+        _ => crate::capacity::Engine::V1,
+    };
+    Scheduling::new(file, release).eligible_nodes_engine(
+        &param("diskSelector"),
+        &param("nodeSelector"),
+        engine,
+    )
 }

@@ -240,7 +240,8 @@ pub fn yaml_docs(text: &str) -> Vec<serde_json::Value> {
 
 /// Validates a document against its vendored, strict schema: the Kubernetes API schema of a
 /// Kubernetes minor version (`schemas/kubernetes/v1.NN/<kind>.json`) for core kinds, the schemas
-/// derived from Flux's and Argo CD's CRDs (`schemas/flux/`, `schemas/argocd/`) for theirs.
+/// derived from Flux's, Argo CD's and Kyverno's CRDs (`schemas/flux/`, `schemas/argocd/`,
+/// `schemas/kyverno/`) for theirs.
 pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec<String>> {
     static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> =
         OnceLock::new();
@@ -250,6 +251,8 @@ pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec
         repo().join("schemas/flux")
     } else if api.starts_with("argoproj.io/") {
         repo().join("schemas/argocd")
+    } else if api.starts_with("kyverno.io/") {
+        repo().join("schemas/kyverno")
     } else {
         repo().join("schemas/kubernetes").join(format!("v{kubernetes}"))
     };
@@ -275,4 +278,15 @@ pub fn have(cmd: &str) -> bool {
         .args(["-c", &format!("command -v {cmd}")])
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+/// Validates a JSON value against a vendored schema file (relative to the repository).
+pub fn validate_json(value: &serde_json::Value, schema: &str) -> Result<(), Vec<String>> {
+    let schema: serde_json::Value = serde_json::from_str(&read(repo().join(schema))).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path().as_str()))
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
 }

@@ -14,6 +14,7 @@ mod diagnostics;
 mod diff;
 mod fuzz;
 mod gitops;
+mod nodes;
 mod outputs;
 mod report;
 mod report_parsers;

@@ -8,7 +8,7 @@ use crate::common::{Test, have, profile, read, repo, validate_k8s, yaml_docs};
 use serde_json::{Value, json};
 
 /// Builds a cluster file and returns its output tree (paths relative to the cluster folder).
-fn build(toml: &str) -> BTreeMap<String, String> {
+pub fn build(toml: &str) -> BTreeMap<String, String> {
     let t = Test::new().file("c.toml", toml);
     let out = t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -110,6 +110,18 @@ fn nodes_sh_passes_bash_n_and_shellcheck() {
 const STUB: &str = r#"#!/usr/bin/env bash
 # A stand-in kubectl: records every call (argument count, then the arguments, NUL-separated).
 printf '%s\0' "$#" "$@" >> "$STUB_LOG"
+if [[ "$*" == *"get nodes -l "* ]]; then
+  # STUB_NODES: "<selector>|name1,name2;<selector>|...": the nodes `-o name` prints per selector.
+  all="$*"; selector="${all#*get nodes -l }"; selector="${selector%% *}"
+  IFS=';' read -r -a entries <<< "${STUB_NODES:-}"
+  for entry in "${entries[@]}"; do
+    if [[ "${entry%%|*}" == "$selector" ]]; then
+      IFS=',' read -r -a names <<< "${entry#*|}"
+      for n in "${names[@]}"; do printf 'node/%s\n' "$n"; done
+    fi
+  done
+  exit 0
+fi
 if [[ "$*" == *"get nodes.longhorn.io"* ]]; then
   if [[ "${STUB_HAS_DISKS:-0}" == 1 ]]; then printf '{"nvme":{"path":"/var/lib/longhorn"}}'; exit 0; fi
   echo 'Error from server (NotFound)' >&2
@@ -120,6 +132,27 @@ exit 0
 
 /// Runs a nodes.sh with the stub; returns the recorded calls and the script's stdout.
 fn run_script(script: &str, kubectl_args: &str, has_disks: bool) -> (Vec<Vec<String>>, String) {
+    let run = run_script_with(script, kubectl_args, has_disks, "");
+    assert!(run.ok, "nodes.sh failed: {}", run.stderr);
+    (run.calls, run.stdout)
+}
+
+/// What a run of nodes.sh against the stand-in kubectl did.
+pub struct ScriptRun {
+    pub ok: bool,
+    pub calls: Vec<Vec<String>>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs a nodes.sh with the stub, whose `get nodes -l` answers from `nodes`
+/// (`"<selector>|name1,name2;..."`: the nodes each selector matches).
+pub fn run_script_with(
+    script: &str,
+    kubectl_args: &str,
+    has_disks: bool,
+    nodes: &str,
+) -> ScriptRun {
     let t = Test::new().file("nodes.sh", script).file("kubectl", STUB);
     let stub = t.path().join("kubectl");
     std::process::Command::new("chmod").arg("+x").arg(&stub).status().unwrap();
@@ -129,9 +162,9 @@ fn run_script(script: &str, kubectl_args: &str, has_disks: bool) -> (Vec<Vec<Str
         .env("KUBECTL", format!("{}{kubectl_args}", stub.display()))
         .env("STUB_LOG", &log)
         .env("STUB_HAS_DISKS", if has_disks { "1" } else { "0" })
+        .env("STUB_NODES", nodes)
         .output()
         .unwrap();
-    assert!(out.status.success(), "nodes.sh failed: {}", String::from_utf8_lossy(&out.stderr));
     let raw = std::fs::read(&log).unwrap_or_default();
     let mut fields = raw.split(|b| *b == 0).map(|f| String::from_utf8(f.to_vec()).unwrap());
     let mut calls = vec![];
@@ -142,11 +175,16 @@ fn run_script(script: &str, kubectl_args: &str, has_disks: bool) -> (Vec<Vec<Str
         let n: usize = n.parse().unwrap();
         calls.push((0..n).map(|_| fields.next().unwrap()).collect());
     }
-    (calls, String::from_utf8_lossy(&out.stdout).into_owned())
+    ScriptRun {
+        ok: out.status.success(),
+        calls,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
 
-/// The value of `KEY=VALUE` passed for a node by `verb` (label or annotate).
-fn value_for(calls: &[Vec<String>], verb: &str, node: &str, key: &str) -> Option<String> {
+/// The value of `KEY=VALUE` passed for a node by `verb` (label, annotate or taint).
+pub fn value_for(calls: &[Vec<String>], verb: &str, node: &str, key: &str) -> Option<String> {
     calls.iter().find_map(|c| {
         let [v, kind, n, flag, kv] = c.as_slice() else { return None };
         if v != verb || kind != "node" || n != node || flag != "--overwrite" {

@@ -3,8 +3,8 @@
 #   lhc build cluster.toml
 #
 # Prepares the nodes of cluster bench-opts for Longhorn: the labels and annotations that tell
-# Longhorn which disks and tags each node has, and the pools' own labels. Safe to run again
-# (kubectl --overwrite).
+# Longhorn which disks and tags each node has, and the pools' own labels and taints. Safe to run
+# again (kubectl --overwrite); pools picked by label are looked up (kubectl get nodes -l) then.
 #
 # Longhorn reads node.longhorn.io/default-disks-config and node.longhorn.io/default-node-tags
 # only while a node has no Longhorn disks yet. On a node that already has disks, changing the

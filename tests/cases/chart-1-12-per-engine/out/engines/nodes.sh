@@ -3,8 +3,8 @@
 #   lhc build cluster.toml
 #
 # Prepares the nodes of cluster engines for Longhorn: the labels and annotations that tell
-# Longhorn which disks and tags each node has, and the pools' own labels. Safe to run again
-# (kubectl --overwrite).
+# Longhorn which disks and tags each node has, and the pools' own labels and taints. Safe to run
+# again (kubectl --overwrite); pools picked by label are looked up (kubectl get nodes -l) then.
 #
 # Longhorn reads node.longhorn.io/default-disks-config and node.longhorn.io/default-node-tags
 # only while a node has no Longhorn disks yet. On a node that already has disks, changing the
@@ -38,7 +38,8 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 'n1' 'n2' 'n3' -o name > /dev/null
 
 # Pool nvme: 3 nodes.
-#   disk nvme0 (device): 1Ti at /mnt/nvme0, 0 reserved (0 bytes)
+#   disk nvme0 (block): 1Ti at /dev/disk/by-id/nvme-fast-0, 0 reserved (0 bytes)
+#   disk data (device): 500Gi at /mnt/data, 0 reserved (0 bytes)
 nodes=( 'n1' 'n2' 'n3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool nvme)"
@@ -46,7 +47,7 @@ for node in "${nodes[@]}"; do
     note "$node already has Longhorn disks; Longhorn ignores the new disk annotation"
   fi
   "${kubectl[@]}" label node "$node" --overwrite 'node.longhorn.io/create-default-disk=config'
-  "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-disks-config=[{"path":"/mnt/nvme0","name":"nvme0","allowScheduling":true,"storageReserved":0,"tags":["fast"]}]'
+  "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-disks-config=[{"path":"/dev/disk/by-id/nvme-fast-0","name":"nvme0","allowScheduling":true,"storageReserved":0,"tags":["fast"],"diskType":"block","diskDriver":"auto"},{"path":"/mnt/data","name":"data","allowScheduling":true,"storageReserved":0,"tags":[]}]'
 done
 
 step "done"
