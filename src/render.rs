@@ -124,6 +124,9 @@ impl Renderer {
                 "bench-kustomization.yaml.j2",
                 context! { origin => origin, resources => ser(resources), ..ser(c) },
             ),
+            File::RecurringJobs(r) => {
+                self.render("recurringjobs.yaml.j2", context! { origin => origin, r => ser(r) })
+            }
             File::Gitops(g) => {
                 let mode = g.plan.mode.as_str();
                 let ctx = context! { origin => origin, g => ser(&g.plan) };
@@ -220,6 +223,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("gitops-argocd-header.j2", include_str!("templates/gitops-argocd-header.j2")),
     ("gitops-argocd-chart.j2", include_str!("templates/gitops-argocd-chart.j2")),
     ("gitops-argocd-storage.j2", include_str!("templates/gitops-argocd-storage.j2")),
+    ("recurringjobs.yaml.j2", include_str!("templates/recurringjobs.yaml.j2")),
 ];
 
 /// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.

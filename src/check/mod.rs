@@ -3,7 +3,8 @@
 //! planner, so nothing is computed twice. One file per subject:
 //! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, labels, server types, disks),
 //! `classes` (StorageClasses, tags, the replica rule, parameters), `settings`
-//! (`[longhorn.settings]` and the backup target), `benchmark`.
+//! (`[longhorn.settings]` and the backup target), `recurring` (RecurringJobs and the classes
+//! that select them), `benchmark`.
 
 mod benchmark;
 mod classes;
@@ -14,6 +15,7 @@ pub use scheduling::Scheduling;
 mod formats;
 mod gitops;
 mod pools;
+pub mod recurring;
 mod settings;
 pub mod verdicts;
 mod versions;
@@ -59,6 +61,7 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
         settings::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
+    recurring::check(file, &target, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
         Ok(t) => Some(t),
         Err(e) => {

@@ -11,6 +11,7 @@ pub mod bench;
 pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;
+pub mod recurring;
 
 use std::sync::OnceLock;
 

@@ -10,6 +10,7 @@ pub mod defaults;
 mod gitops;
 mod longhorn;
 mod pool;
+mod recurring;
 
 pub use benchmark::*;
 pub use class::*;
@@ -17,6 +18,7 @@ pub use cluster::*;
 pub use gitops::*;
 pub use longhorn::*;
 pub use pool::*;
+pub use recurring::*;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -235,6 +237,9 @@ pub struct ClusterFile {
     /// Longhorn StorageClasses, besides the chart's own `longhorn` class.
     #[serde(default, rename = "storage_class")]
     pub storage_classes: Vec<Spanned<StorageClass>>,
+    /// Longhorn RecurringJobs: snapshot and backup schedules, which classes select.
+    #[serde(default, rename = "recurring_job")]
+    pub recurring_jobs: Vec<Spanned<RecurringJob>>,
     /// Benchmark Jobs for the cluster's classes.
     #[serde(default)]
     pub benchmark: Option<Spanned<Benchmark>>,

@@ -7,6 +7,7 @@
 pub mod benchmark;
 pub mod facts;
 pub mod gitops;
+pub mod recurring;
 
 use std::collections::BTreeMap;
 
@@ -64,6 +65,8 @@ pub enum File {
     BenchKustomization(benchmark::Common, Vec<String>),
     /// `gitops/flux.yaml` or `gitops/argocd.yaml`.
     Gitops(gitops::GitopsFile),
+    /// `recurringjobs.yaml`.
+    RecurringJobs(recurring::RecurringJobs),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -214,6 +217,11 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         files.insert("storageclasses.yaml".to_string(), File::StorageClasses(classes.clone()));
         resources.push("storageclasses.yaml".to_string());
     }
+    let jobs = recurring::plan(file, resolved);
+    if let Some(jobs) = &jobs {
+        files.insert(recurring::PATH.to_string(), File::RecurringJobs(jobs.clone()));
+        resources.push(recurring::PATH.to_string());
+    }
     if !resources.is_empty() {
         files.insert(KUSTOMIZATION.to_string(), File::Kustomization(Kustomization { resources }));
     }
@@ -235,7 +243,8 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         );
     }
 
-    let facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);
+    let mut facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);
+    facts.recurring_jobs = recurring::facts(jobs.as_ref());
     Plan { cluster, origin, kubernetes: resolved.kubernetes.to_string(), files, chart, facts }
 }
 
@@ -457,6 +466,9 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     }
     if !class.node_tags.is_empty() {
         parameters.push(("nodeSelector".into(), join(&class.node_tags)));
+    }
+    if let Some(selector) = recurring::class_selector(class) {
+        parameters.push(("recurringJobSelector".into(), selector));
     }
     parameters.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
     ClassPlan {
