@@ -14,6 +14,7 @@ mod diff;
 mod fuzz;
 mod gitops;
 mod outputs;
+mod recurring;
 mod report;
 mod report_parsers;
 mod yaml;
