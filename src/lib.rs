@@ -1,5 +1,5 @@
 //! lhc, the Longhorn cluster compiler: one TOML file per cluster in; Longhorn Helm values, a
-//! node preparation script, StorageClasses and benchmark Jobs out.
+//! node preparation script, StorageClasses, RecurringJobs and benchmark Jobs out.
 //!
 //! The pipeline, one module per stage; a stage imports only stages before it:
 //!

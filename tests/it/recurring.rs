@@ -287,3 +287,100 @@ fn the_objects_are_what_longhorns_webhook_would_store() {
         assert_eq!(spec(i)["parameters"], json!({}));
     }
 }
+
+/// `lhc check` on a file; (exit code, stderr).
+fn check(toml: &str) -> (i32, String) {
+    let out = Test::new().file("c.toml", toml).run_args(&["check", "--color", "never", "c.toml"]);
+    (out.code, out.stderr)
+}
+
+const HOURLY: &str = "\n[[recurring_job]]\nname = \"hourly\"\ntask = \"snapshot\"\ncron = \"@hourly\"\nretain = 24\ngroups = [\"default\", \"fast\"]\n";
+
+#[test]
+fn selections_and_the_default_group() {
+    let base = cluster("1.12.1") + HOURLY;
+    // Selected by name and by group: one run per volume, nothing to warn about.
+    let both = base.clone()
+        + "\n[[storage_class]]\nname = \"a\"\nrecurring_jobs = [\"hourly\"]\nrecurring_job_groups = [\"fast\"]\n";
+    assert_eq!(check(&both), (0, String::new()));
+    // Selecting the group `default` keeps the class's volumes in it.
+    let default =
+        base.clone() + "\n[[storage_class]]\nname = \"a\"\nrecurring_job_groups = [\"default\"]\n";
+    assert_eq!(check(&default), (0, String::new()));
+    // A group given as a job, a job as a group, `default` with no job in it, duplicates.
+    let wrong = cluster("1.12.1")
+        + "\n[[recurring_job]]\nname = \"trim\"\ntask = \"filesystem-trim\"\ncron = \"@weekly\"\ngroups = [\"weekly\"]\n"
+        + "\n[[storage_class]]\nname = \"a\"\nrecurring_jobs = [\"weekly\", \"trim\", \"trim\"]\nrecurring_job_groups = [\"trim\", \"default\"]\n";
+    let (code, stderr) = check(&wrong);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("`weekly` is a group: select it in `recurring_job_groups`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`trim` is a job: select it in `recurring_jobs`"), "{stderr}");
+    assert!(stderr.contains("no `[[recurring_job]]` is in the group `default`"), "{stderr}");
+    assert!(stderr.contains("add `groups = [\"default\"]`"), "{stderr}");
+    assert!(stderr.contains("error[duplicate]: selected recurring job `trim`"), "{stderr}");
+}
+
+#[test]
+fn names_parameters_and_limits_as_longhorn_takes_them() {
+    let job = |name: &str, extra: &str| {
+        format!(
+            "\n[[recurring_job]]\nname = \"{name}\"\ntask = \"backup\"\ncron = \"@daily\"\nretain = 3\n{extra}"
+        )
+    };
+    let (_, stderr) = check(&(cluster("1.12.1") + &job("Nightly", "")));
+    assert!(
+        stderr.contains("lower-cases the name") && stderr.contains("write `nightly`"),
+        "{stderr}"
+    );
+    let long = "a".repeat(41);
+    let (_, stderr) = check(&(cluster("1.12.1") + &job(&long, "")));
+    assert!(stderr.contains("it is 41 characters, at most 40"), "{stderr}");
+    let (_, stderr) = check(&(cluster("1.12.1") + &job("x", "")));
+    assert!(stderr.contains("at least 2 characters"), "{stderr}");
+    // The retention limit follows [longhorn.settings], and 250 bounds the setting.
+    let raised = cluster("1.12.1").replace(
+        "[longhorn.backup]",
+        "[longhorn.settings]\nrecurringJobMaxRetention = 250\n\n[longhorn.backup]",
+    );
+    let (code, _) =
+        check(&(raised.clone() + &job("keep", "").replace("retain = 3", "retain = 200")));
+    assert_eq!(code, 0);
+    let (_, stderr) = check(&(raised + &job("keep", "").replace("retain = 3", "retain = 300")));
+    assert!(stderr.contains("Longhorn keeps at most 250 of each volume"), "{stderr}");
+    // Parameters: unknown keys, values, and releases without the field.
+    let (_, stderr) = check(
+        &(cluster("1.12.1") + &job("b", "parameters = { \"full-backup-intervall\" = \"7\" }\n")),
+    );
+    assert!(stderr.contains("did you mean `full-backup-interval`?"), "{stderr}");
+    let (_, stderr) = check(
+        &(cluster("1.6.4") + &job("b", "parameters = { \"full-backup-interval\" = \"7\" }\n")),
+    );
+    assert!(stderr.contains("needs Longhorn 1.7 or newer; the target is 1.6.4"), "{stderr}");
+    let sys = "\n[[recurring_job]]\nname = \"sys\"\ntask = \"system-backup\"\ncron = \"@weekly\"\nretain = 2\nparameters = { \"volume-backup-policy\" = \"sometimes\" }\n";
+    let (_, stderr) = check(&(cluster("1.12.1") + sys));
+    assert!(stderr.contains("must be \"always\", \"if-not-present\" or \"disabled\""), "{stderr}");
+    // Snapshot labels.
+    let (_, stderr) =
+        check(&(cluster("1.12.1") + &job("b", "labels = { KubernetesStatus = \"x\" }\n")));
+    assert!(stderr.contains("Longhorn keeps this key for itself"), "{stderr}");
+}
+
+#[test]
+fn a_hand_written_selector_is_refused_and_jobs_need_longhorn() {
+    let hand = cluster("1.12.1")
+        + HOURLY
+        + "\n[[storage_class]]\nname = \"a\"\nparameters = { recurringJobSelector = '[{\"name\":\"hourly\",\"isGroup\":false}]' }\n";
+    let (code, stderr) = check(&hand);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[typed-parameter]: parameter `recurringJobSelector` is written by lhc from `recurring_jobs`"), "{stderr}");
+    let off = "[cluster]\nname = \"off\"\n".to_string() + HOURLY;
+    let (code, stderr) = check(&off);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("error[longhorn-disabled]: `[[recurring_job]]` tables need Longhorn"),
+        "{stderr}"
+    );
+}
