@@ -297,6 +297,28 @@ pub enum Message {
     #[error("parameter `{key} = {value}` needs `{setting}`, which is off")]
     ParameterNeedsSetting { key: String, value: String, setting: String },
 
+    // --- recurring jobs ----------------------------------------------------------------------------
+    #[error("task `{task}` needs Longhorn {since} or newer; the target is {version}")]
+    TaskNotInVersion { task: String, since: String, version: String },
+    #[error("`cron` of recurring job `{job}` is not a schedule Longhorn reads: {reason}")]
+    InvalidCron { job: String, reason: String },
+    #[error(
+        "`retain` of recurring job `{job}` is {retain}, above the {max} that `recurringJobMaxRetention` allows"
+    )]
+    RetainTooHigh { job: String, retain: i64, max: i64 },
+    #[error("Longhorn rewrites `{field}` of recurring job `{job}` from {from} to {to}")]
+    RecurringJobRewritten { job: String, field: &'static str, from: String, to: String },
+    #[error("parameter `{key}` of recurring job `{job}` {problem}")]
+    JobParameter { job: String, key: String, problem: String },
+    #[error("recurring job `{job}` ({task}) writes to the backup target, and there is none")]
+    BackupWithoutTarget { job: String, task: &'static str },
+    #[error("{}", if *group { format!("no `[[recurring_job]]` is in the group `{name}`") } else { format!("no `[[recurring_job]]` is named `{name}`") })]
+    UnknownRecurringJob { name: String, group: bool },
+    #[error(
+        "class `{class}` selects recurring jobs, so its volumes leave the `default` group: {jobs} will not run on them"
+    )]
+    LeavesDefaultGroup { class: String, jobs: String },
+
     // --- benchmark -------------------------------------------------------------------------------
     #[error("no pool is named `{name}`")]
     UnknownPool { name: String },
@@ -348,6 +370,10 @@ pub enum Message {
     ReplicasOnRemovedDisk { disk: String, nodes: Vec<String> },
     #[error("{path} was written by an older lhc, without the facts of its build")]
     OldManifest { path: String },
+    #[error("RecurringJob `{name}` is no longer generated")]
+    RecurringJobRemoved { name: String },
+    #[error("RecurringJob `{name}` keeps fewer: `retain` goes from {from} to {to}")]
+    RecurringJobRetainLowered { name: String, from: i64, to: i64 },
 
     // --- running lhc -------------------------------------------------------------------------
     #[error("cannot read {path}: {reason}")]
@@ -522,6 +548,14 @@ codes! {
     ParameterNotInVersion => "parameter-not-in-version",
     ParameterValue => "parameter-value",
     ParameterNeedsSetting => "parameter-needs-setting",
+    TaskNotInVersion => "task-not-in-version",
+    InvalidCron => "invalid-cron",
+    RetainTooHigh => "retain-too-high",
+    RecurringJobRewritten => "recurring-job-rewritten",
+    JobParameter => "job-parameter",
+    BackupWithoutTarget => "backup-without-target",
+    UnknownRecurringJob => "unknown-recurring-job",
+    LeavesDefaultGroup => "leaves-default-group",
     UnknownPool => "unknown-pool",
     SmallBenchmarkSize => "small-benchmark-size",
     BenchmarkCapacity => "benchmark-capacity",
@@ -545,6 +579,8 @@ codes! {
     ReplicasOnRemovedNodes => "replicas-on-removed-nodes",
     ReplicasOnRemovedDisk => "replicas-on-removed-disk",
     OldManifest => "old-manifest",
+    RecurringJobRemoved => "recurring-job-removed",
+    RecurringJobRetainLowered => "recurring-job-retain-lowered",
     CannotRead => "cannot-read",
     CannotWrite => "cannot-write",
     Usage => "usage",

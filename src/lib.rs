@@ -1,6 +1,7 @@
 //! lhc, the Longhorn cluster compiler: one TOML file per cluster in; Longhorn Helm values, a
 //! node preparation script (or the nodes' configuration where they are made: admission
-//! policies, k3s, Talos, the Hetzner autoscaler), StorageClasses and benchmark Jobs out.
+//! policies, k3s, Talos, the Hetzner autoscaler), StorageClasses, RecurringJobs and benchmark
+//! Jobs out.
 //!
 //! The pipeline, one module per stage; a stage imports only stages before it:
 //!

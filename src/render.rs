@@ -140,6 +140,9 @@ impl Renderer {
             File::HcloudAutoscaler(h) => {
                 self.render("hcloud-autoscaler.env.j2", context! { origin => origin, h => ser(h) })
             }
+            File::RecurringJobs(r) => {
+                self.render("recurringjobs.yaml.j2", context! { origin => origin, r => ser(r) })
+            }
             File::Gitops(g) => {
                 let mode = g.plan.mode.as_str();
                 let ctx = context! { origin => origin, g => ser(&g.plan) };
@@ -240,6 +243,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("drop-in.yaml.j2", include_str!("templates/drop-in.yaml.j2")),
     ("talos-patch.yaml.j2", include_str!("templates/talos-patch.yaml.j2")),
     ("hcloud-autoscaler.env.j2", include_str!("templates/hcloud-autoscaler.env.j2")),
+    ("recurringjobs.yaml.j2", include_str!("templates/recurringjobs.yaml.j2")),
 ];
 
 /// A scalar as YAML: booleans and numbers bare, strings double-quoted and escaped.

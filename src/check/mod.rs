@@ -3,7 +3,9 @@
 //! planner, so nothing is computed twice. One file per subject:
 //! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, selectors, labels, taints,
 //! zones, server types, disks), `classes` (StorageClasses, tags, the replica rule, parameters),
-//! `settings` (`[longhorn.settings]` and the backup target), `benchmark`, `gitops`, `routes`
+//! `settings` (`[longhorn.settings]` and the backup target), `values` (`[longhorn.values]`),
+//! `chart` (the rest of the chart: placement, UI, replicas, images), `recurring`
+//! (RecurringJobs and the classes that select them), `benchmark`, `gitops`, `routes`
 //! (`[node_config]`).
 
 mod benchmark;
@@ -12,6 +14,7 @@ mod classes;
 mod formats;
 mod gitops;
 pub mod pools;
+pub mod recurring;
 mod routes;
 mod scheduling;
 mod settings;
@@ -82,6 +85,7 @@ pub fn check(
         chart::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
+    recurring::check(file, &target, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
         Ok(t) => Some(t),
         Err(e) => {

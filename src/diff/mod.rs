@@ -75,9 +75,10 @@ pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, out: &str) -> ClusterDif
 /// Every consequence of going from `old` to `new`.
 pub fn compare(old: &Facts, new: &Facts) -> Vec<Diagnostic> {
     let mut out = vec![];
-    storage_classes(&old.classes, &new.classes, &mut out);
+    storage_classes(&old.classes, &new.classes, &new.namespace, &mut out);
     chart(old, new, &mut out);
     nodes(old, new, &mut out);
+    recurring_jobs(old, new, &mut out);
     out
 }
 
@@ -98,6 +99,7 @@ fn show(v: Option<&serde_json::Value>) -> String {
 fn storage_classes(
     old: &BTreeMap<String, ClassFacts>,
     new: &BTreeMap<String, ClassFacts>,
+    ns: &str,
     out: &mut Vec<Diagnostic>,
 ) {
     for (name, before) in old {
@@ -130,13 +132,98 @@ fn storage_classes(
             }
         }
         if !changed.is_empty() {
+            let mut d = Diagnostic::warning(
+                Message::StorageclassImmutable { name: name.clone(), changes: changed.join(", ") },
+                None,
+            )
+            .with_help(format!(
+                "Kubernetes rejects changes to a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode: delete the class and apply it again (`kubectl delete storageclass {name}`, then `kubectl apply -k`); volumes created before keep their old settings"
+            ));
+            let selector = |c: &ClassFacts| c.parameters.get(SELECTOR).cloned();
+            if let Some(note) = relabel(name, selector(before), selector(after), ns) {
+                d = d.with_note(note);
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// The StorageClass parameter that gives new volumes their recurring-job labels.
+const SELECTOR: &str = "recurringJobSelector";
+
+/// The volume labels a `recurringJobSelector` gives (`None`: the class selects nothing, so its
+/// volumes join the `default` group).
+fn selector_labels(selector: Option<&str>) -> BTreeSet<String> {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        name: String,
+        #[serde(rename = "isGroup", default)]
+        is_group: bool,
+    }
+    let label = |group: bool, name: &str| {
+        let kind = if group { "recurring-job-group" } else { "recurring-job" };
+        format!("{kind}.longhorn.io/{name}")
+    };
+    match selector {
+        None => BTreeSet::from([label(true, "default")]),
+        Some(s) => serde_json::from_str::<Vec<Item>>(s)
+            .unwrap_or_default()
+            .iter()
+            .map(|i| label(i.is_group, &i.name))
+            .collect(),
+    }
+}
+
+/// How to give the volumes a class already created the recurring jobs its new selector gives
+/// new ones: Longhorn reads the selector only when it creates a volume.
+fn relabel(class: &str, before: Option<String>, after: Option<String>, ns: &str) -> Option<String> {
+    if before == after {
+        return None;
+    }
+    let (b, a) = (selector_labels(before.as_deref()), selector_labels(after.as_deref()));
+    let mut changes: Vec<String> = a.difference(&b).map(|l| format!("{l}=enabled")).collect();
+    changes.extend(b.difference(&a).map(|l| format!("{l}-")));
+    if changes.is_empty() {
+        return None;
+    }
+    let changes = changes.join(" ");
+    Some(format!(
+        "volumes the class already created keep the recurring jobs they were created with; label their Longhorn volumes (named after their PVs) instead: `kubectl get pv -o jsonpath='{{range .items[?(@.spec.storageClassName==\"{class}\")]}}{{.metadata.name}}{{\"\\n\"}}{{end}}' | xargs -I{{}} kubectl -n {ns} label --overwrite volumes.longhorn.io {{}} {changes}`, or label each PVC with `recurring-job.longhorn.io/source=enabled` and the same labels, which Longhorn then copies to the volume"
+    ))
+}
+
+/// RecurringJobs that go away or keep fewer snapshots and backups.
+fn recurring_jobs(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+    let ns = &new.namespace;
+    for (name, before) in &old.recurring_jobs {
+        let Some(after) = new.recurring_jobs.get(name) else {
+            out.push(
+                Diagnostic::warning(Message::RecurringJobRemoved { name: name.clone() }, None)
+                    .with_help(format!(
+                        "`kubectl apply -k` leaves it in the cluster, where it keeps running on the volumes labelled with it (Flux and Argo CD delete it only when they prune): `kubectl -n {ns} delete recurringjobs.longhorn.io {name}`; the snapshots and backups it made stay"
+                    )),
+            );
+            continue;
+        };
+        if before.task == after.task && after.retain < before.retain {
+            let what = match after.task.as_str() {
+                "backup" | "backup-force-create" => "backups this job made",
+                "system-backup" => "system backups this job made",
+                "snapshot-delete" => "snapshots (of any kind)",
+                _ => "snapshots this job made",
+            };
             out.push(
                 Diagnostic::warning(
-                    Message::StorageclassImmutable { name: name.clone(), changes: changed.join(", ") },
+                    Message::RecurringJobRetainLowered {
+                        name: name.clone(),
+                        from: before.retain,
+                        to: after.retain,
+                    },
                     None,
                 )
                 .with_help(format!(
-                    "Kubernetes rejects changes to a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode: delete the class and apply it again (`kubectl delete storageclass {name}`, then `kubectl apply -k`); volumes created before keep their old settings"
+                    "at its next run on a volume Longhorn deletes the oldest {what} beyond the newest {}; keep `retain` until you no longer need them",
+                    after.retain
                 )),
             );
         }

@@ -12,6 +12,7 @@ pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;
 pub mod nodes;
+pub mod recurring;
 
 use std::sync::OnceLock;
 

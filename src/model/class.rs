@@ -71,6 +71,16 @@ pub struct StorageClass {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::CLASS_IS_DEFAULT))]
     pub default: Option<Spanned<bool>>,
+    /// `recurringJobSelector`: the `[[recurring_job]]`s, by name, that run on the volumes this
+    /// class creates. A class that selects any job or group takes its volumes out of the
+    /// `default` group (add `"default"` to `recurring_job_groups` to keep it). Only new volumes
+    /// get the selection; existing ones are labelled by hand.
+    #[serde(default)]
+    pub recurring_jobs: Vec<Spanned<String>>,
+    /// `recurringJobSelector`: the groups of `[[recurring_job]]`s that run on the volumes this
+    /// class creates (`"default"` included).
+    #[serde(default)]
+    pub recurring_job_groups: Vec<Spanned<String>>,
     /// Other Longhorn StorageClass parameters (strings); each key must be one the Longhorn CSI
     /// driver reads in the target version.
     #[serde(default)]

@@ -34,6 +34,11 @@ pub const EXPANSION: bool = true;
 /// `default` of a `[[storage_class]]`.
 pub const CLASS_IS_DEFAULT: bool = false;
 
+/// `concurrency` of a `[[recurring_job]]`: Longhorn's own default
+/// (`types.DefaultRecurringJobConcurrency`), written out so the object in the cluster is the
+/// object in Git.
+pub const RECURRING_JOB_CONCURRENCY: u32 = 10;
+
 /// `reserved` of `local` and `device` disks, in percent of the size.
 pub const RESERVED_PERCENT: u32 = 25;
 /// `reserved` of `hcloud-volume` disks, in percent of the size.

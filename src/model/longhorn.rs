@@ -147,6 +147,15 @@ pub struct DefaultClass {
     /// `persistence.shareManagerTolerations` (1.12+): the taints the share managers tolerate.
     #[serde(default)]
     pub share_manager_tolerations: Vec<Spanned<Toleration>>,
+    /// `persistence.recurringJobSelector`: the `[[recurring_job]]`s, by name, that run on the
+    /// volumes of the chart's class. Selecting any job or group takes its volumes out of the
+    /// `default` group (add `"default"` to `recurring_job_groups` to keep it).
+    #[serde(default)]
+    pub recurring_jobs: Vec<Spanned<String>>,
+    /// `persistence.recurringJobSelector`: the groups of `[[recurring_job]]`s that run on the
+    /// volumes of the chart's class (`"default"` included).
+    #[serde(default)]
+    pub recurring_job_groups: Vec<Spanned<String>>,
     /// `persistence.annotations` (1.12+): annotations of the StorageClass.
     #[serde(default)]
     pub annotations: BTreeMap<String, String>,

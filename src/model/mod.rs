@@ -13,6 +13,7 @@ mod gitops;
 mod longhorn;
 mod node_config;
 mod pool;
+mod recurring;
 
 pub use benchmark::*;
 pub use class::*;
@@ -21,6 +22,7 @@ pub use gitops::*;
 pub use longhorn::*;
 pub use node_config::*;
 pub use pool::*;
+pub use recurring::*;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -256,6 +258,9 @@ pub struct ClusterFile {
     /// Longhorn StorageClasses, besides the chart's own `longhorn` class.
     #[serde(default, rename = "storage_class")]
     pub storage_classes: Vec<Spanned<StorageClass>>,
+    /// Longhorn RecurringJobs: snapshot and backup schedules, which classes select.
+    #[serde(default, rename = "recurring_job")]
+    pub recurring_jobs: Vec<Spanned<RecurringJob>>,
     /// Benchmark Jobs for the cluster's classes.
     #[serde(default)]
     pub benchmark: Option<Spanned<Benchmark>>,

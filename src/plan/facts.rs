@@ -1,6 +1,6 @@
 //! The semantic facts of a build: what Kubernetes and Longhorn will make of the output (chart
 //! release, namespace, the chart's class, every StorageClass with its parameters and replicas,
-//! every pool with its nodes, disk annotation and tags). `emit` records them in
+//! every pool with its nodes, disk annotation and tags, every RecurringJob). `emit` records them in
 //! `.lhc-manifest.json`; `diff` compares the recorded facts of the last build with the facts of
 //! the new plan, never the rendered text, so rewording a template cannot change what diff says.
 
@@ -25,6 +25,9 @@ pub struct Facts {
     pub classes: BTreeMap<String, ClassFacts>,
     /// Every pool that `nodes.sh` prepares, by name.
     pub pools: BTreeMap<String, PoolFacts>,
+    /// Every RecurringJob lhc writes, by name (absent from manifests of builds without any).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub recurring_jobs: BTreeMap<String, RecurringJobFacts>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -82,6 +85,22 @@ impl PoolFacts {
 
 /// How [`PoolFacts::selector_nodes`] begins.
 pub const SELECTED: &str = crate::diagnostic::SELECTED_NODES;
+
+/// A RecurringJob as lhc writes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecurringJobFacts {
+    pub task: String,
+    pub cron: String,
+    pub retain: i64,
+    pub concurrency: u32,
+    #[serde(default)]
+    pub groups: Vec<String>,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub parameters: BTreeMap<String, String>,
+}
 
 impl Facts {
     /// The pool and annotations of every node, by node name; a selector pool's nodes are one
@@ -169,5 +188,6 @@ pub(super) fn of(
         persistence,
         classes,
         pools,
+        recurring_jobs: BTreeMap::new(),
     }
 }

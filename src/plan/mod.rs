@@ -8,6 +8,7 @@ pub mod benchmark;
 pub mod facts;
 pub mod gitops;
 pub mod nodes;
+pub mod recurring;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -77,6 +78,8 @@ pub enum File {
     /// `node-config/hcloud-autoscaler.env`: the Hetzner cluster autoscaler's
     /// `HCLOUD_CLUSTER_CONFIG`.
     HcloudAutoscaler(nodes::HcloudPlan),
+    /// `recurringjobs.yaml`.
+    RecurringJobs(recurring::RecurringJobs),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -255,6 +258,11 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         resources.push("storageclasses.yaml".to_string());
     }
     nodes::plan(file, resolved, &pools, &mut files, &mut resources);
+    let jobs = recurring::plan(file, resolved);
+    if let Some(jobs) = &jobs {
+        files.insert(recurring::PATH.to_string(), File::RecurringJobs(jobs.clone()));
+        resources.push(recurring::PATH.to_string());
+    }
     if !resources.is_empty() {
         files.insert(KUSTOMIZATION.to_string(), File::Kustomization(Kustomization { resources }));
     }
@@ -276,7 +284,8 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         );
     }
 
-    let facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);
+    let mut facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);
+    facts.recurring_jobs = recurring::facts(jobs.as_ref());
     Plan { cluster, origin, kubernetes: resolved.kubernetes.to_string(), files, chart, facts }
 }
 
@@ -428,6 +437,9 @@ fn plan_class(class: &StorageClass) -> ClassPlan {
     }
     if !class.node_tags.is_empty() {
         parameters.push(("nodeSelector".into(), join(&class.node_tags)));
+    }
+    if let Some(selector) = recurring::class_selector(class) {
+        parameters.push(("recurringJobSelector".into(), selector));
     }
     parameters.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
     ClassPlan {

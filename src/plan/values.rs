@@ -555,6 +555,10 @@ fn persistence(
     if !dc.annotations.is_empty() {
         put("persistence.annotations", Some(strings_out(&dc.annotations)));
     }
+    if let Some(json) = super::recurring::selection(&dc.recurring_jobs, &dc.recurring_job_groups) {
+        put("persistence.recurringJobSelector.enable", Some(Out::Bool(true)));
+        put("persistence.recurringJobSelector.jobList", Some(Out::Str(json)));
+    }
 }
 
 fn ui(t: &mut Tree, table: Option<&crate::model::Longhorn>, has: &dyn Fn(&str) -> bool) {

@@ -2,7 +2,7 @@
 //! and the whole output tree must equal `tests/cases/<name>/out/`; warnings must equal
 //! `stderr` (empty when absent). `LHC_BLESS=1 cargo test cases::` rewrites the goldens.
 
-use crate::common::{Test, assert_golden, assert_tree, read, repo, validate_k8s, yaml_docs};
+use crate::common::{Test, assert_golden, assert_tree, read, repo, validate_for, yaml_docs};
 
 fn case_dirs() -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(repo().join("tests/cases"))
@@ -12,6 +12,19 @@ fn case_dirs() -> Vec<std::path::PathBuf> {
         .collect();
     dirs.sort();
     dirs
+}
+
+/// The Longhorn release a cluster file targets (default: the newest supported).
+pub fn longhorn_of(cluster_toml: &str) -> String {
+    let doc: toml_edit::DocumentMut = cluster_toml.parse().unwrap();
+    doc.get("longhorn")
+        .and_then(|l| l.get("version"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let k = lhc::knowledge::load().unwrap();
+            k.longhorn.newest().version.clone()
+        })
 }
 
 /// The Kubernetes version a cluster file targets (default: the newest supported).
@@ -38,13 +51,14 @@ fn golden_cases() {
         assert_golden(&dir.join("stderr"), &out.stderr);
 
         let kubernetes = kubernetes_of(&input);
+        let longhorn = longhorn_of(&input);
         for (path, text) in &tree {
             if !path.ends_with(".yaml") || path.ends_with("kustomization.yaml") {
                 continue;
             }
             for doc in yaml_docs(text) {
                 if doc.get("apiVersion").is_some() {
-                    if let Err(e) = validate_k8s(&doc, &kubernetes) {
+                    if let Err(e) = validate_for(&doc, &kubernetes, Some(&longhorn)) {
                         panic!(
                             "{}: {path} is not valid for Kubernetes {kubernetes}: {e:?}",
                             dir.display()

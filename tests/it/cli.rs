@@ -145,7 +145,14 @@ fn render_prints_only_the_manifests() {
     let names: Vec<&str> = docs.iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["longhorn-fast", "longhorn-fast-xfs", "longhorn-fast-2", "longhorn-fast-2-xfs"]
+        [
+            "longhorn-fast",
+            "longhorn-fast-xfs",
+            "longhorn-fast-2",
+            "longhorn-fast-2-xfs",
+            "hourly-snapshot",
+            "nightly-backup"
+        ]
     );
     let bad = t.run_args(&["render", "bad.toml"]);
     bad.code(1);

@@ -241,8 +241,18 @@ pub fn yaml_docs(text: &str) -> Vec<serde_json::Value> {
 /// Validates a document against its vendored, strict schema: the Kubernetes API schema of a
 /// Kubernetes minor version (`schemas/kubernetes/v1.NN/<kind>.json`) for core kinds, the schemas
 /// derived from Flux's, Argo CD's and Kyverno's CRDs (`schemas/flux/`, `schemas/argocd/`,
-/// `schemas/kyverno/`) for theirs.
+/// `schemas/kyverno/`) for theirs. Longhorn's objects need the Longhorn release: [`validate_for`].
 pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec<String>> {
+    validate_for(doc, kubernetes, None)
+}
+
+/// [`validate_k8s`], and Longhorn's objects (`longhorn.io/`) against the CRD schema of the minor
+/// line of `longhorn` (`schemas/longhorn/v1.NN/<kind>.json`), which they need.
+pub fn validate_for(
+    doc: &serde_json::Value,
+    kubernetes: &str,
+    longhorn: Option<&str>,
+) -> Result<(), Vec<String>> {
     static CACHE: OnceLock<Mutex<BTreeMap<String, &'static jsonschema::Validator>>> =
         OnceLock::new();
     let kind = doc["kind"].as_str().ok_or_else(|| vec!["document has no kind".to_string()])?;
@@ -253,6 +263,14 @@ pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec
         repo().join("schemas/argocd")
     } else if api.starts_with("kyverno.io/") {
         repo().join("schemas/kyverno")
+    } else if api.starts_with("longhorn.io/") {
+        let Some(version) = longhorn else {
+            return Err(vec![format!(
+                "{kind} is a Longhorn object: validate it with validate_for and the Longhorn release"
+            )]);
+        };
+        let minor: Vec<&str> = version.split('.').take(2).collect();
+        repo().join("schemas/longhorn").join(format!("v{}", minor.join(".")))
     } else {
         repo().join("schemas/kubernetes").join(format!("v{kubernetes}"))
     };

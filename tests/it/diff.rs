@@ -349,3 +349,39 @@ fn an_old_manifest_still_gives_every_warning_with_a_note() {
         }
     }
 }
+
+#[test]
+fn a_removed_recurring_job_stays_in_the_cluster() {
+    let job = "[[recurring_job]]\nname = \"hourly-snapshot\"\n";
+    let start = hcloud().find(job).unwrap();
+    let end = start + hcloud()[start..].find("\n\n").unwrap() + 2;
+    let after = format!("{}{}", &hcloud()[..start], &hcloud()[end..]);
+    assert!(!after.contains("hourly-snapshot"));
+    golden("recurring-job-removed", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+#[test]
+fn a_lower_retain_deletes_the_oldest_backups() {
+    let after = hcloud().replace("retain = 14 ", "retain = 7  ");
+    assert_ne!(after, hcloud());
+    golden("recurring-job-retain-lowered", &scenario(&hcloud(), &after, None, DIFF), 1);
+}
+
+#[test]
+fn a_new_selector_says_how_to_label_the_volumes_a_class_has() {
+    let class = "name = \"longhorn-fast\"\n";
+    let after = hcloud().replace(
+        class,
+        &format!(
+            "{class}recurring_jobs = [\"nightly-backup\"]\nrecurring_job_groups = [\"default\"]\n"
+        ),
+    );
+    assert_ne!(after, hcloud());
+    let out = scenario(&hcloud(), &after, None, DIFF);
+    assert!(
+        out.stdout.contains("recurring-job.longhorn.io/nightly-backup=enabled"),
+        "{}",
+        out.stdout
+    );
+    golden("recurring-job-selector-changed", &out, 1);
+}

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Test, have, profile, read, read_tree, repo, validate_k8s, yaml_docs};
+use crate::common::{
+    Test, have, profile, read, read_tree, repo, validate_for, validate_k8s, yaml_docs,
+};
 use serde_json::{Value, json};
 
 fn schema_check(doc: &Value, schema: &str) -> Result<(), Vec<String>> {
@@ -173,16 +175,21 @@ fn the_plugin_generates_a_valid_stream_under_argo_cd() {
             "StorageClass",
             "StorageClass",
             "StorageClass",
-            "StorageClass"
+            "StorageClass",
+            "RecurringJob",
+            "RecurringJob"
         ]
     );
     for d in &docs {
-        validate_k8s(d, "1.31").unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
+        validate_for(d, "1.31", Some("1.9.2")).unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
     }
-    // Without LHC_CHART: the StorageClasses only.
+    // Without LHC_CHART: the StorageClasses and RecurringJobs only.
     let (code, stdout, _) = generate(&app, &[("ARGOCD_ENV_LHC_FILE", "metal-lab.toml")]);
     assert_eq!(code, 0);
-    assert!(yaml_docs(&stdout).iter().all(|d| d["kind"] == "StorageClass"));
+    let kinds: Vec<String> =
+        yaml_docs(&stdout).iter().map(|d| d["kind"].as_str().unwrap().to_string()).collect();
+    assert!(kinds.iter().all(|k| k == "StorageClass" || k == "RecurringJob"), "{kinds:?}");
+    assert!(kinds.iter().any(|k| k == "RecurringJob"), "{kinds:?}");
     // Argo CD mode installs the chart with an Application.
     let (_, stdout, stderr) = generate(
         &app,

@@ -16,6 +16,7 @@ mod fuzz;
 mod gitops;
 mod nodes;
 mod outputs;
+mod recurring;
 mod report;
 mod report_parsers;
 mod yaml;

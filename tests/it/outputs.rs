@@ -274,7 +274,8 @@ fn kubectl_kustomize_builds_every_kustomization() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let docs = yaml_docs(&String::from_utf8_lossy(&out.stdout));
         let classes = yaml_docs(&read(dir.join("storageclasses.yaml")));
-        assert_eq!(docs.len(), classes.len());
-        assert!(docs.iter().all(|d| d["kind"] == "StorageClass"));
+        let jobs = yaml_docs(&read(dir.join("recurringjobs.yaml")));
+        assert_eq!(docs.len(), classes.len() + jobs.len());
+        assert!(docs.iter().all(|d| d["kind"] == "StorageClass" || d["kind"] == "RecurringJob"));
     }
 }

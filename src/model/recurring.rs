@@ -1,0 +1,92 @@
+//! `[[recurring_job]]`: Longhorn RecurringJobs, the schedules of snapshots and backups.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Spanned, defaults};
+
+/// A Longhorn RecurringJob (`longhorn.io/v1beta2`, in Longhorn's namespace): what it does, when,
+/// and how much it keeps. It runs on the volumes labelled with its name or one of its groups:
+/// classes label their new volumes through `recurring_jobs` and `recurring_job_groups`, and
+/// Longhorn puts every volume without such a label in the group `default`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecurringJob {
+    /// The RecurringJob's name (`metadata.name` and `spec.name`), which classes select:
+    /// 2 to 40 lower-case letters, digits, `-` and `.`, starting and ending with a letter or
+    /// digit. Unique.
+    pub name: Spanned<String>,
+    /// `spec.task`: `snapshot`, `snapshot-force-create`, `snapshot-cleanup`, `snapshot-delete`,
+    /// `backup`, `backup-force-create`, `filesystem-trim`, or `system-backup` (Longhorn 1.9+).
+    /// Backup tasks need `[longhorn.backup]`.
+    pub task: Spanned<Task>,
+    /// `spec.cron`: five fields (minute hour day-of-month month day-of-week, in the time zone of
+    /// the cluster's kube-controller-manager, normally UTC) or a descriptor such as `@daily`,
+    /// as Longhorn parses it (robfig/cron `ParseStandard`).
+    pub cron: Spanned<String>,
+    /// `spec.retain`: how many snapshots, backups or system backups to keep per volume, at most
+    /// `recurringJobMaxRetention` (default 100). Required, except for `snapshot-cleanup` and
+    /// `filesystem-trim`, which keep nothing.
+    #[serde(default)]
+    pub retain: Option<Spanned<i64>>,
+    /// `spec.concurrency`: how many volumes the job works on at once. Default: 10.
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 2147483647), extend("default" = super::defaults::RECURRING_JOB_CONCURRENCY))]
+    pub concurrency: Option<Spanned<u32>>,
+    /// `spec.groups`: groups that classes can select the job by (letters, digits, `-`, `_` and
+    /// `.`, at least 2 characters). `default` also runs it on every volume that selects no job.
+    #[serde(default)]
+    pub groups: Vec<Spanned<String>>,
+    /// `spec.labels`: labels Longhorn puts on every snapshot and backup the job makes (keys are
+    /// Kubernetes qualified names; values not empty).
+    #[serde(default)]
+    pub labels: BTreeMap<Spanned<String>, Spanned<String>>,
+    /// `spec.parameters` (Longhorn 1.7+): `full-backup-interval` (`backup`,
+    /// `backup-force-create`: every N-th backup is a full one, `"0"` never) and
+    /// `volume-backup-policy` (`system-backup`: `always`, `if-not-present`, `disabled`).
+    #[serde(default)]
+    pub parameters: BTreeMap<Spanned<String>, Spanned<String>>,
+}
+
+/// What a RecurringJob does.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    Snapshot,
+    SnapshotForceCreate,
+    SnapshotCleanup,
+    SnapshotDelete,
+    Backup,
+    BackupForceCreate,
+    FilesystemTrim,
+    SystemBackup,
+}
+
+impl Task {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Task::Snapshot => "snapshot",
+            Task::SnapshotForceCreate => "snapshot-force-create",
+            Task::SnapshotCleanup => "snapshot-cleanup",
+            Task::SnapshotDelete => "snapshot-delete",
+            Task::Backup => "backup",
+            Task::BackupForceCreate => "backup-force-create",
+            Task::FilesystemTrim => "filesystem-trim",
+            Task::SystemBackup => "system-backup",
+        }
+    }
+}
+
+/// The job as written, with the defaults of [`defaults`] filled in.
+impl RecurringJob {
+    pub fn concurrency(&self) -> u32 {
+        self.concurrency.as_ref().map_or(defaults::RECURRING_JOB_CONCURRENCY, |c| c.value)
+    }
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| g.as_str() == group)
+    }
+}
