@@ -10,6 +10,7 @@ pub mod defaults;
 mod gitops;
 mod longhorn;
 mod pool;
+mod volume;
 
 pub use benchmark::*;
 pub use class::*;
@@ -17,6 +18,7 @@ pub use cluster::*;
 pub use gitops::*;
 pub use longhorn::*;
 pub use pool::*;
+pub use volume::*;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -241,4 +243,8 @@ pub struct ClusterFile {
     /// Install Longhorn itself with Flux or Argo CD: `build` also writes `gitops/`.
     #[serde(default)]
     pub gitops: Option<Spanned<Gitops>>,
+    /// Declared workloads: `check` fails when they cannot all be scheduled and warns when one
+    /// could not be rebuilt after losing a node; `lhc plan` shows where they go.
+    #[serde(default, rename = "volume")]
+    pub volumes: Vec<Spanned<Volume>>,
 }
