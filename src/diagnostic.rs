@@ -226,13 +226,19 @@ pub enum Message {
     #[error("parameter `{key} = {value}` needs `{setting}`, which is off")]
     ParameterNeedsSetting { key: String, value: String, setting: String },
 
+    // --- declared volumes ----------------------------------------------------------------------
+    #[error("{}: {why}", volumes_head(volume, *count, *fitting))]
+    VolumesDoNotFit { volume: String, count: u32, fitting: usize, why: String },
+    #[error("{} could not be rebuilt after losing {losing}", if *count == 1 { format!("volume `{volume}`") } else { format!("the `{volume}` volumes") })]
+    NoRebuildAfterNodeLoss { volume: String, count: u32, losing: String },
+
     // --- benchmark -------------------------------------------------------------------------------
     #[error("no pool is named `{name}`")]
     UnknownPool { name: String },
     #[error("the benchmark writes only {size} per test, which caches can hold")]
     SmallBenchmarkSize { size: String },
-    #[error("class `{class}` cannot hold the {volume} benchmark volume {replicas} times: {room} node{s} {have} a disk with room", s = if *room == 1 { "" } else { "s" }, have = if *room == 1 { "has" } else { "have" })]
-    BenchmarkCapacity { class: String, volume: String, replicas: u32, room: usize },
+    #[error("class `{class}` cannot hold the {volume} benchmark volume {replicas} times: {room} {domain}{s} {have} a disk with room", domain = if *zones { "zone" } else { "node" }, s = if *room == 1 { "" } else { "s" }, have = if *room == 1 { "has" } else { "have" })]
+    BenchmarkCapacity { class: String, volume: String, replicas: u32, room: usize, zones: bool },
     #[error("no node of pool `{pool}` can hold a replica of class `{class}`")]
     BenchmarkPoolNoReplica { pool: String, class: String },
     #[error("`baseline` is only used by kbench's comparison, and `tools` has no kbench")]
@@ -309,6 +315,14 @@ fn replicas_tail(eligible: usize, known: bool) -> String {
         format!("lhc knows only {eligible} {nodes} that can hold one")
     } else {
         format!("only {eligible} {nodes} can hold one")
+    }
+}
+
+fn volumes_head(volume: &str, count: u32, fitting: usize) -> String {
+    if count == 1 {
+        format!("volume `{volume}` cannot be scheduled")
+    } else {
+        format!("the `{volume}` volumes cannot all be scheduled ({fitting} of {count} fit)")
     }
 }
 
@@ -394,6 +408,8 @@ codes! {
     ParameterNotInVersion => "parameter-not-in-version",
     ParameterValue => "parameter-value",
     ParameterNeedsSetting => "parameter-needs-setting",
+    VolumesDoNotFit => "volumes-do-not-fit",
+    NoRebuildAfterNodeLoss => "no-rebuild-after-node-loss",
     UnknownPool => "unknown-pool",
     SmallBenchmarkSize => "small-benchmark-size",
     BenchmarkCapacity => "benchmark-capacity",

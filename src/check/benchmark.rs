@@ -1,8 +1,11 @@
 //! `[benchmark]`: the names it refers to, pinned images, a test size that defeats caches, and
 //! classes that can hold the benchmark volumes; the resolved benchmark for the planner.
 
+use std::collections::BTreeMap;
+
 use super::scheduling::Scheduling;
-use super::{DiskFacts, Target, duplicates};
+use super::{Target, duplicates};
+use crate::capacity::{DiskFigures, Report, Spread};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::bench::{self, Tools};
 use crate::model::defaults;
@@ -33,7 +36,7 @@ pub(super) fn check(
     file: &ClusterFile,
     target: &Target,
     tools_data: &Tools,
-    disks: &[Vec<DiskFacts>],
+    report: Option<&Report>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<BenchFacts> {
     let bench = file.benchmark.as_ref()?;
@@ -155,7 +158,7 @@ pub(super) fn check(
     check_classes(
         file,
         target,
-        disks,
+        report,
         bench.pool.as_ref().map(|p| p.as_str()),
         &classes,
         volume,
@@ -176,13 +179,32 @@ pub(super) fn check(
     })
 }
 
+/// How many failure domains (nodes, or zones when zone anti-affinity is hard) have a disk
+/// eligible for `class` with room for a replica of `volume` bytes on an empty cluster: the
+/// disks and figures of the capacity analysis `lhc plan` prints.
+fn domains_with_room(report: &Report, class: &str, volume: Bytes) -> usize {
+    let mut best: BTreeMap<&str, u64> = BTreeMap::new();
+    for d in report.disks.iter().filter(|d| d.classes.iter().any(|c| c == class)) {
+        let room =
+            DiskFigures::new(Bytes(d.size_bytes), Bytes(d.reserved_bytes), &report.settings).room();
+        let domain = match report.spread {
+            Spread::Node => d.node.as_str(),
+            Spread::Zone => d.zone.as_deref().unwrap_or(""),
+        };
+        let b = best.entry(domain).or_default();
+        *b = (*b).max(room);
+    }
+    best.values().filter(|&&room| room >= volume.0).count()
+}
+
 /// Longhorn classes of this file that cannot hold the benchmark volume `replicas` times, or
-/// have no replica in the pool the pods run on.
+/// have no replica in the pool the pods run on. Capacity is judged only when lhc knows every
+/// disk (`report`).
 #[allow(clippy::too_many_arguments)]
 fn check_classes(
     file: &ClusterFile,
     target: &Target,
-    disks: &[Vec<DiskFacts>],
+    report: Option<&Report>,
     pool: Option<&str>,
     classes: &[String],
     volume: Bytes,
@@ -214,8 +236,8 @@ fn check_classes(
             .as_ref()
             .and_then(|cs| cs.iter().find(|c| c.as_str() == class).map(|c| c.span.clone()))
             .unwrap_or_else(|| bench.span.clone());
-        if scheduling.exhaustive {
-            let room = scheduling.nodes_with_room(&disk_tags, &node_tags, disks, volume, None);
+        if let Some(report) = report {
+            let room = domains_with_room(report, class, volume);
             if room < replicas as usize {
                 out.push(
                     Diagnostic::warning(
@@ -224,6 +246,7 @@ fn check_classes(
                             volume: volume.to_string(),
                             replicas,
                             room,
+                            zones: report.spread == Spread::Zone,
                         },
                         span.clone(),
                     )

@@ -3,11 +3,14 @@
 //! planner, so nothing is computed twice. One file per subject:
 //! `versions` (Kubernetes and Longhorn targets), `pools` (nodes, labels, server types, disks),
 //! `classes` (StorageClasses, tags, the replica rule, parameters), `settings`
-//! (`[longhorn.settings]` and the backup target), `benchmark`.
+//! (`[longhorn.settings]` and the backup target), `volumes` (declared workloads, on the
+//! capacity analysis of `capacity`), `benchmark`.
 
 mod benchmark;
+pub mod capacity;
 mod classes;
 mod scheduling;
+mod volumes;
 
 pub use benchmark::BenchFacts;
 pub use scheduling::Scheduling;
@@ -59,6 +62,9 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
         settings::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
+    let analysis = analyse(file, &target, &facts_disks);
+    let analysis = analysis.as_ref().map(|(c, r)| (c, r));
+    volumes::check(file, &target, analysis, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
         Ok(t) => Some(t),
         Err(e) => {
@@ -66,7 +72,8 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
             None
         }
     });
-    let bench = tools.and_then(|t| benchmark::check(file, &target, t, &facts_disks, &mut out));
+    let report = analysis.map(|(_, r)| r);
+    let bench = tools.and_then(|t| benchmark::check(file, &target, t, report, &mut out));
     gitops::check(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
@@ -80,6 +87,22 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
         benchmark: bench,
     };
     (resolved, out)
+}
+
+/// The capacity analysis the volume and benchmark rules judge: when there is something to
+/// judge, Longhorn is on, and lhc knows every disk Longhorn will have. Autoscaled pools count
+/// at their `min`.
+fn analyse(
+    file: &ClusterFile,
+    target: &Target,
+    disks: &[Vec<DiskFacts>],
+) -> Option<(capacity::Capacity, crate::capacity::Report)> {
+    if file.volumes.is_empty() && file.benchmark.is_none() {
+        return None;
+    }
+    let c = capacity::build(file, target.release?, target.hcloud, disks);
+    let report = c.complete().then(|| crate::capacity::analyze(&c.at_min))?;
+    Some((c, report))
 }
 
 /// The versions and provider the rules check against.

@@ -1,13 +1,12 @@
 //! Where Longhorn can put replicas: which nodes carry a schedulable disk with a class's disk
 //! tags and a pool with its node tags (selector tags are ANDed; empty selectors follow the
-//! `allowEmpty*SelectorVolume` settings), and which of those disks have room for a volume.
+//! `allowEmpty*SelectorVolume` settings). How much room they have is `capacity`'s business.
 
 use std::collections::BTreeSet;
 
-use super::{DiskFacts, bool_setting, int_setting};
+use super::bool_setting;
 use crate::knowledge::longhorn::Release;
 use crate::model::{ClusterFile, Disk, Pool, Spanned, Tag};
-use crate::quantity::Bytes;
 
 /// Where Longhorn can put replicas, for one checked cluster file and its release.
 pub struct Scheduling<'a> {
@@ -19,7 +18,6 @@ pub struct Scheduling<'a> {
     pub soft_anti_affinity: bool,
     allow_empty_node_selector: bool,
     allow_empty_disk_selector: bool,
-    over_provisioning: u64,
 }
 
 fn covers<T: AsRef<str>>(have: &[Spanned<Tag>], want: &[T], allow_empty: bool) -> bool {
@@ -51,9 +49,6 @@ impl<'a> Scheduling<'a> {
                 .unwrap_or(true),
             allow_empty_disk_selector: bool_setting(file, release, "allowEmptyDiskSelectorVolume")
                 .unwrap_or(true),
-            over_provisioning: int_setting(file, release, "storageOverProvisioningPercentage")
-                .and_then(|p| u64::try_from(p).ok())
-                .unwrap_or(100),
         }
     }
 
@@ -80,36 +75,6 @@ impl<'a> Scheduling<'a> {
                 }
             })
             .map(|p| p.nodes.len())
-            .sum()
-    }
-
-    /// Nodes (of `only_pool`, when given) with a matching disk on which Longhorn would schedule
-    /// a replica of `volume` bytes on an empty disk:
-    /// `volume <= (size - reserved) * storageOverProvisioningPercentage / 100`.
-    pub fn nodes_with_room<T: AsRef<str>>(
-        &self,
-        disk_tags: &[T],
-        node_tags: &[T],
-        disks: &[Vec<DiskFacts>],
-        volume: Bytes,
-        only_pool: Option<&str>,
-    ) -> usize {
-        self.file
-            .pools
-            .iter()
-            .zip(disks)
-            .filter(|(p, _)| only_pool.is_none_or(|name| p.name.as_str() == name))
-            .filter(|(p, _)| self.pool_matches(p, node_tags))
-            .filter(|(p, facts)| {
-                p.disks.iter().zip(facts.iter()).any(|(d, f)| {
-                    let Some(size) = f.size else { return false };
-                    let room = u128::from(size.0.saturating_sub(f.reserved.0))
-                        * u128::from(self.over_provisioning)
-                        / 100;
-                    self.disk_matches(d, disk_tags) && u128::from(volume.0) <= room
-                })
-            })
-            .map(|(p, _)| p.nodes.len())
             .sum()
     }
 }
