@@ -14,6 +14,7 @@ mod diff;
 mod fuzz;
 mod gitops;
 mod outputs;
+mod plan;
 mod report;
 mod report_parsers;
 mod yaml;
