@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::scheduling::Scheduling;
 use super::{Target, duplicates};
-use crate::capacity::{DiskFigures, Report, Spread};
+use crate::capacity::{Cluster, DiskFigures, Spread, eligible};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::bench::{self, Tools};
 use crate::model::defaults;
@@ -36,7 +36,7 @@ pub(super) fn check(
     file: &ClusterFile,
     target: &Target,
     tools_data: &Tools,
-    report: Option<&Report>,
+    known: Option<&Cluster>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<BenchFacts> {
     let bench = file.benchmark.as_ref()?;
@@ -158,7 +158,7 @@ pub(super) fn check(
     check_classes(
         file,
         target,
-        report,
+        known,
         bench.pool.as_ref().map(|p| p.as_str()),
         &classes,
         volume,
@@ -181,30 +181,33 @@ pub(super) fn check(
 
 /// How many failure domains (nodes, or zones when zone anti-affinity is hard) have a disk
 /// eligible for `class` with room for a replica of `volume` bytes on an empty cluster: the
-/// disks and figures of the capacity analysis `lhc plan` prints.
-fn domains_with_room(report: &Report, class: &str, volume: Bytes) -> usize {
+/// eligibility and disk figures of the capacity module, which `lhc plan` prints.
+fn domains_with_room(cluster: &Cluster, class: &str, volume: Bytes) -> usize {
+    let Some(class) = cluster.classes.iter().find(|c| c.name == class) else { return 0 };
+    let settings = &cluster.settings;
     let mut best: BTreeMap<&str, u64> = BTreeMap::new();
-    for d in report.disks.iter().filter(|d| d.classes.iter().any(|c| c == class)) {
-        let room =
-            DiskFigures::new(Bytes(d.size_bytes), Bytes(d.reserved_bytes), &report.settings).room();
-        let domain = match report.spread {
-            Spread::Node => d.node.as_str(),
-            Spread::Zone => d.zone.as_deref().unwrap_or(""),
+    for node in &cluster.nodes {
+        let domain = match Spread::of(settings) {
+            Spread::Node => node.name.as_str(),
+            Spread::Zone => node.zone.as_deref().unwrap_or(""),
         };
-        let b = best.entry(domain).or_default();
-        *b = (*b).max(room);
+        for disk in node.disks.iter().filter(|d| eligible(node, d, class, settings)) {
+            let room = DiskFigures::new(disk.size, disk.reserved, settings).room();
+            let b = best.entry(domain).or_default();
+            *b = (*b).max(room);
+        }
     }
     best.values().filter(|&&room| room >= volume.0).count()
 }
 
 /// Longhorn classes of this file that cannot hold the benchmark volume `replicas` times, or
 /// have no replica in the pool the pods run on. Capacity is judged only when lhc knows every
-/// disk (`report`).
+/// disk (`known`).
 #[allow(clippy::too_many_arguments)]
 fn check_classes(
     file: &ClusterFile,
     target: &Target,
-    report: Option<&Report>,
+    known: Option<&Cluster>,
     pool: Option<&str>,
     classes: &[String],
     volume: Bytes,
@@ -236,8 +239,8 @@ fn check_classes(
             .as_ref()
             .and_then(|cs| cs.iter().find(|c| c.as_str() == class).map(|c| c.span.clone()))
             .unwrap_or_else(|| bench.span.clone());
-        if let Some(report) = report {
-            let room = domains_with_room(report, class, volume);
+        if let Some(cluster) = known {
+            let room = domains_with_room(cluster, class, volume);
             if room < replicas as usize {
                 out.push(
                     Diagnostic::warning(
@@ -246,7 +249,7 @@ fn check_classes(
                             volume: volume.to_string(),
                             replicas,
                             room,
-                            zones: report.spread == Spread::Zone,
+                            zones: Spread::of(&cluster.settings) == Spread::Zone,
                         },
                         span.clone(),
                     )

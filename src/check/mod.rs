@@ -62,8 +62,13 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
         settings::check(file, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
-    let analysis = analyse(file, &target, &facts_disks);
-    let analysis = analysis.as_ref().map(|(c, r)| (c, r));
+    let capacity = capacity_question(file, &target, &facts_disks);
+    // The full analysis (placement, rebuilds) only for declared volumes.
+    let report = capacity
+        .as_ref()
+        .filter(|_| !file.volumes.is_empty())
+        .map(|c| crate::capacity::analyze(&c.at_min));
+    let analysis = capacity.as_ref().zip(report.as_ref());
     volumes::check(file, &target, analysis, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
         Ok(t) => Some(t),
@@ -72,8 +77,8 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
             None
         }
     });
-    let report = analysis.map(|(_, r)| r);
-    let bench = tools.and_then(|t| benchmark::check(file, &target, t, report, &mut out));
+    let known = capacity.as_ref().map(|c| &c.at_min);
+    let bench = tools.and_then(|t| benchmark::check(file, &target, t, known, &mut out));
     gitops::check(file, &target, &mut out);
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
@@ -89,20 +94,19 @@ pub fn check(file: &ClusterFile, knowledge: &'static Knowledge) -> (Resolved, Ve
     (resolved, out)
 }
 
-/// The capacity analysis the volume and benchmark rules judge: when there is something to
+/// The capacity question the volume and benchmark rules judge: when there is something to
 /// judge, Longhorn is on, and lhc knows every disk Longhorn will have. Autoscaled pools count
 /// at their `min`.
-fn analyse(
+fn capacity_question(
     file: &ClusterFile,
     target: &Target,
     disks: &[Vec<DiskFacts>],
-) -> Option<(capacity::Capacity, crate::capacity::Report)> {
+) -> Option<capacity::Capacity> {
     if file.volumes.is_empty() && file.benchmark.is_none() {
         return None;
     }
     let c = capacity::build(file, target.release?, target.hcloud, disks);
-    let report = c.complete().then(|| crate::capacity::analyze(&c.at_min))?;
-    Some((c, report))
+    c.complete().then_some(c)
 }
 
 /// The versions and provider the rules check against.

@@ -32,7 +32,7 @@ pub struct Options<'a> {
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
 /// pool).
 #[derive(Debug)]
-pub struct Plan {
+pub struct CapacityPlan {
     pub file: String,
     pub cluster: String,
     pub chart_version: String,
@@ -64,16 +64,21 @@ fn nodes(n: usize) -> String {
     format!("{n} node{}", if n == 1 { "" } else { "s" })
 }
 
-impl Plan {
+impl CapacityPlan {
     /// Analyses a checked file.
-    pub fn new(file: &str, cluster: &ClusterFile, version: &str, capacity: Capacity) -> Plan {
+    pub fn new(
+        file: &str,
+        cluster: &ClusterFile,
+        version: &str,
+        capacity: Capacity,
+    ) -> CapacityPlan {
         let range =
             capacity.at_max.as_ref().map(|max| capacity::analyze_range(&capacity.at_min, max));
         let report = match &range {
             Some(r) => r.at_min.clone(),
             None => capacity::analyze(&capacity.at_min),
         };
-        Plan {
+        CapacityPlan {
             file: file.to_string(),
             cluster: cluster.cluster.name.to_string(),
             chart_version: version.to_string(),
@@ -230,7 +235,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
                 match crate::check::capacity::of(&file, &resolved) {
                     Some(capacity) => {
                         let version = resolved.chart_version.clone().unwrap_or_default();
-                        Some(Plan::new(&source.name(), &file, &version, capacity))
+                        Some(CapacityPlan::new(&source.name(), &file, &version, capacity))
                     }
                     None => {
                         let (why, fix) = crate::check::why_no_longhorn(&file);
@@ -290,7 +295,7 @@ mod tests {
     use crate::source::Source;
 
     /// A file, checked, with its capacity question.
-    fn planned(toml: &str, grow: bool) -> Plan {
+    fn planned(toml: &str, grow: bool) -> CapacityPlan {
         let source = Source::new("c.toml", toml.to_string());
         let (checked, diagnostics) = crate::check(&source);
         let (file, resolved) = checked.unwrap_or_else(|| panic!("{diagnostics:?}"));
@@ -303,7 +308,7 @@ mod tests {
             max.nodes.push(extra);
             capacity.at_max = Some(max);
         }
-        Plan::new("c.toml", &file, "1.12.1", capacity)
+        CapacityPlan::new("c.toml", &file, "1.12.1", capacity)
     }
 
     const FILE: &str = "[cluster]\nname = \"c\"\n[longhorn]\n[[pool]]\nname = \"s\"\nnodes = [\"s-1\", \"s-2\", \"s-3\"]\n\

@@ -193,3 +193,32 @@ fn check_and_build_fail_when_volumes_do_not_fit() {
         assert!(!t.path().join("out").exists());
     }
 }
+
+/// `benchmark-capacity` warns for exactly the benchmarked classes whose largest volume in
+/// `lhc plan` is below the benchmark volume: one analysis for both.
+#[test]
+fn benchmark_capacity_agrees_with_the_plan() {
+    let toml = profile("hcloud-longhorn").replace("size = \"25Gi\"", "size = \"110Gi\"");
+    let t = Test::new().file("c.toml", &toml);
+    let check = t.run_args(&["check", "c.toml", "--color", "never"]);
+    check.code(0);
+    let warned: Vec<&str> = check
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning[benchmark-capacity]: class `"))
+        .map(|l| l.split('`').next().unwrap())
+        .collect();
+    let volume = check.stderr.split("cannot hold the ").nth(1).unwrap().split(' ').next().unwrap();
+    let volume = lhc::quantity::Bytes::parse(volume).unwrap().0;
+    let plan: Value =
+        serde_json::from_str(&t.run_args(&["plan", "c.toml", "--format", "json"]).stdout).unwrap();
+    let small: Vec<&str> = ["longhorn", "longhorn-fast", "longhorn-fast-xfs"]
+        .into_iter()
+        .filter(|name| {
+            let c = plan["classes"].as_array().unwrap().iter().find(|c| c["name"] == *name);
+            c.unwrap()["max_volume_bytes"].as_u64().unwrap() < volume
+        })
+        .collect();
+    assert_eq!(warned, small);
+    assert_eq!(warned, ["longhorn-fast", "longhorn-fast-xfs"], "{}", check.stderr);
+}
