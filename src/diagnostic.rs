@@ -318,14 +318,19 @@ pub enum Message {
         "class `{class}` selects recurring jobs, so its volumes leave the `default` group: {jobs} will not run on them"
     )]
     LeavesDefaultGroup { class: String, jobs: String },
+    // --- declared volumes ----------------------------------------------------------------------
+    #[error("{}: {why}", volumes_head(volume, *count, *fitting))]
+    VolumesDoNotFit { volume: String, count: u32, fitting: usize, why: String },
+    #[error("{} could not be rebuilt after losing {losing}", if *count == 1 { format!("volume `{volume}`") } else { format!("the `{volume}` volumes") })]
+    NoRebuildAfterNodeLoss { volume: String, count: u32, losing: String },
 
     // --- benchmark -------------------------------------------------------------------------------
     #[error("no pool is named `{name}`")]
     UnknownPool { name: String },
     #[error("the benchmark writes only {size} per test, which caches can hold")]
     SmallBenchmarkSize { size: String },
-    #[error("class `{class}` cannot hold the {volume} benchmark volume {replicas} times: {room} node{s} {have} a disk with room", s = if *room == 1 { "" } else { "s" }, have = if *room == 1 { "has" } else { "have" })]
-    BenchmarkCapacity { class: String, volume: String, replicas: u32, room: usize },
+    #[error("class `{class}` cannot hold the {volume} benchmark volume {replicas} times: {room} {domain}{s} {have} a disk with room", domain = if *zones { "zone" } else { "node" }, s = if *room == 1 { "" } else { "s" }, have = if *room == 1 { "has" } else { "have" })]
+    BenchmarkCapacity { class: String, volume: String, replicas: u32, room: usize, zones: bool },
     #[error("no node of pool `{pool}` can hold a replica of class `{class}`")]
     BenchmarkPoolNoReplica { pool: String, class: String },
     #[error("`baseline` is only used by kbench's comparison, and `tools` has no kbench")]
@@ -437,6 +442,14 @@ fn existing_nodes(nodes: &[String]) -> String {
     }
     let s = if nodes.len() == 1 { "" } else { "s" };
     format!("{} existing node{s} ({})", nodes.len(), nodes.join(", "))
+}
+
+fn volumes_head(volume: &str, count: u32, fitting: usize) -> String {
+    if count == 1 {
+        format!("volume `{volume}` cannot be scheduled")
+    } else {
+        format!("the `{volume}` volumes cannot all be scheduled ({fitting} of {count} fit)")
+    }
 }
 
 fn dropped_lines(lines: usize) -> String {
@@ -556,6 +569,8 @@ codes! {
     BackupWithoutTarget => "backup-without-target",
     UnknownRecurringJob => "unknown-recurring-job",
     LeavesDefaultGroup => "leaves-default-group",
+    VolumesDoNotFit => "volumes-do-not-fit",
+    NoRebuildAfterNodeLoss => "no-rebuild-after-node-loss",
     UnknownPool => "unknown-pool",
     SmallBenchmarkSize => "small-benchmark-size",
     BenchmarkCapacity => "benchmark-capacity",

@@ -18,8 +18,10 @@
 //!
 //! Beside the pipeline: [`commands`] (one module per `lhc` command, returning what to print and
 //! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
-//! (benchmark logs for `lhc report`), and the foundations [`knowledge`], [`names`],
-//! [`quantity`], [`yaml`]. The library never prints; `main.rs` prints what a command returns.
+//! (benchmark logs for `lhc report`), [`capacity`] (what a cluster can hold: the arithmetic of
+//! `lhc plan` and of the volume rules, fed by `check::capacity`), and the foundations
+//! [`knowledge`], [`names`], [`quantity`], [`yaml`]. The library never prints; `main.rs` prints
+//! what a command returns.
 
 pub mod capacity;
 pub mod check;

@@ -38,6 +38,13 @@ enum ReportFormat {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PlanFormat {
+    Table,
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ExitCodeStyle {
     Kubectl,
     Terraform,
@@ -113,6 +120,18 @@ enum Command {
         /// Name the class of runs whose input does not say it: once per input, in order.
         #[arg(long, value_name = "NAME")]
         label: Vec<String>,
+    },
+    /// Show how much the cluster can hold: per disk, per class (largest volume, total, and
+    /// both after losing a node), and where the declared `[[volume]]`s go.
+    Plan {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
+        format: PlanFormat,
+        /// Also write a chart of every disk and class to this SVG file (one cluster file).
+        #[arg(long, value_name = "FILE.svg")]
+        chart: Option<PathBuf>,
     },
     /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
     Schema,
@@ -196,6 +215,18 @@ fn main() -> ExitCode {
                 chart: chart.as_deref(),
                 baseline: baseline.as_deref(),
                 labels: &label,
+            },
+        ),
+        Command::Plan { files, format, chart } => commands::plan::run(
+            &ui,
+            commands::plan::Options {
+                files: &files,
+                format: match format {
+                    PlanFormat::Table => commands::plan::Format::Table,
+                    PlanFormat::Markdown => commands::plan::Format::Markdown,
+                    PlanFormat::Json => commands::plan::Format::Json,
+                },
+                chart: chart.as_deref(),
             },
         ),
         Command::Schema => commands::schema::run(),

@@ -2,9 +2,9 @@
 """Benchmark the release binary: wall time and peak memory (max RSS), and instruction counts.
 
 Cases: every profile in profiles/ (`lhc check`, a first `lhc build` into an empty folder and a
-no-change rebuild), and a generated cluster of 200 pools of 10 nodes (two disks each, tags,
-four classes). Each case runs `--runs` times; the report gives the median and the best wall
-time and the largest max RSS. With valgrind installed, each command also runs once under
+no-change rebuild; `lhc plan` of the Hetzner profile), and a generated cluster of 200 pools of
+10 nodes (two disks each, tags, four classes; its `lhc plan` too). Each case runs `--runs` times;
+the report gives the median and the best wall time and the largest max RSS. With valgrind installed, each command also runs once under
 callgrind, whose instruction count does not depend on how busy the machine is.
 
 Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind]
@@ -83,10 +83,11 @@ def counts(name, toml_path):
         c = instructions([BIN, "check", toml_path], tmp)
         b1 = instructions([BIN, "build", toml_path, "-o", out], tmp)
         b2 = instructions([BIN, "build", toml_path, "-o", out], tmp)
+        p = instructions([BIN, "plan", toml_path], tmp)
     if c is None:
         return
-    m = lambda n: f"{n / 1e6:6.2f} M"
-    print(f"{name:<44} instructions: check {m(c)}   first build {m(b1)}   no-change build {m(b2)}")
+    m = lambda n: f"{n / 1e6:6.2f} M" if n is not None else "   n/a"
+    print(f"{name:<44} instructions: check {m(c)}   first build {m(b1)}   no-change build {m(b2)}   plan {m(p)}")
 
 
 def run_case(name, toml_path, runs):
@@ -107,6 +108,21 @@ def run_case(name, toml_path, runs):
     line(f"{name}, no change", again, rss, f"({runs} runs)")
 
 
+def run_plan(name, toml_path, runs):
+    """`lhc plan` (the table, and the JSON with the chart), `runs` times."""
+    table, json, rss = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            wall, kib = measure([BIN, "plan", toml_path], cwd=tmp)
+            table.append(wall)
+            rss.append(kib)
+            wall, kib = measure([BIN, "plan", toml_path, "--format", "json", "--chart", "c.svg"], cwd=tmp)
+            json.append(wall)
+            rss.append(kib)
+    line(f"{name}, plan", table, rss, f"({runs} runs)")
+    line(f"{name}, plan --format json --chart", json, rss, f"({runs} runs)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
@@ -123,10 +139,12 @@ def main():
     profiles = sorted(p for p in os.listdir(os.path.join(ROOT, "profiles")) if p.endswith(".toml"))
     for p in profiles:
         run_case(f"profiles/{p}", os.path.join(ROOT, "profiles", p), a.runs)
+    run_plan("profiles/hcloud-longhorn.toml", os.path.join(ROOT, "profiles", "hcloud-longhorn.toml"), a.runs)
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(generated())
     try:
         run_case("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
+        run_plan("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
         if not a.no_callgrind:
             for p in profiles:
                 counts(f"profiles/{p}", os.path.join(ROOT, "profiles", p))

@@ -362,6 +362,28 @@ const LIST_MAX: usize = 20;
 
 pub(crate) fn lists(report: &Report) -> Vec<List> {
     let mut out = vec![];
+    let placed: Vec<String> = report
+        .volumes
+        .iter()
+        .flat_map(|v| {
+            v.instances.iter().map(move |i| {
+                let on: Vec<String> =
+                    i.replicas.iter().map(|r| format!("{}/{}", r.node, r.disk)).collect();
+                let shared = if i.shares_node { " (replicas share a node)" } else { "" };
+                format!(
+                    "{} ({}, {}): {}{shared}",
+                    i.name,
+                    v.class,
+                    size(v.size_bytes),
+                    on.join(", ")
+                )
+            })
+        })
+        .collect();
+    out.push(List {
+        title: "Placement (replica by replica, largest volumes first)",
+        items: placed,
+    });
     let problems: Vec<String> =
         report.volumes.iter().filter_map(|v| v.problem.as_ref().map(Problem::describe)).collect();
     out.push(List { title: "Volumes that do not fit", items: problems });

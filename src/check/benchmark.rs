@@ -1,8 +1,11 @@
 //! `[benchmark]`: the names it refers to, pinned images, a test size that defeats caches, and
 //! classes that can hold the benchmark volumes; the resolved benchmark for the planner.
 
+use std::collections::BTreeMap;
+
 use super::scheduling::Scheduling;
-use super::{DiskFacts, Target, duplicates};
+use super::{Target, duplicates};
+use crate::capacity::{Cluster, DiskFigures, Spread, eligible};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::bench::{self, Tools};
 use crate::model::defaults;
@@ -37,7 +40,7 @@ pub(super) fn check(
     file: &ClusterFile,
     target: &Target,
     tools_data: &Tools,
-    disks: &[Vec<DiskFacts>],
+    known: Option<&Cluster>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<BenchFacts> {
     let bench = file.benchmark.as_ref()?;
@@ -167,7 +170,7 @@ pub(super) fn check(
     check_classes(
         file,
         target,
-        disks,
+        known,
         bench.pool.as_ref().map(|p| p.as_str()),
         &classes,
         volume,
@@ -190,13 +193,35 @@ pub(super) fn check(
     })
 }
 
+/// How many failure domains (nodes, or zones when zone anti-affinity is hard) have a disk
+/// eligible for `class` with room for a replica of `volume` bytes on an empty cluster: the
+/// eligibility and disk figures of the capacity module, which `lhc plan` prints.
+fn domains_with_room(cluster: &Cluster, class: &str, volume: Bytes) -> usize {
+    let Some(class) = cluster.classes.iter().find(|c| c.name == class) else { return 0 };
+    let settings = &cluster.settings;
+    let mut best: BTreeMap<&str, u64> = BTreeMap::new();
+    for node in &cluster.nodes {
+        let domain = match Spread::of(settings) {
+            Spread::Node => node.name.as_str(),
+            Spread::Zone => node.zone.as_deref().unwrap_or(""),
+        };
+        for disk in node.disks.iter().filter(|d| eligible(node, d, class, settings)) {
+            let room = DiskFigures::new(disk.size, disk.reserved, settings).room();
+            let b = best.entry(domain).or_default();
+            *b = (*b).max(room);
+        }
+    }
+    best.values().filter(|&&room| room >= volume.0).count()
+}
+
 /// Longhorn classes of this file that cannot hold the benchmark volume `replicas` times, or
-/// have no replica in the pool the pods run on.
+/// have no replica in the pool the pods run on. Capacity is judged only when lhc knows every
+/// disk (`known`).
 #[allow(clippy::too_many_arguments)]
 fn check_classes(
     file: &ClusterFile,
     target: &Target,
-    disks: &[Vec<DiskFacts>],
+    known: Option<&Cluster>,
     pool: Option<&str>,
     classes: &[String],
     volume: Bytes,
@@ -208,12 +233,15 @@ fn check_classes(
     let none: Vec<String> = vec![];
     for class in classes {
         let (replicas, disk_tags, node_tags) = if class == "longhorn" {
-            let replicas = file
-                .longhorn
-                .as_ref()
-                .and_then(|l| l.default_class.as_ref())
-                .map_or(defaults::REPLICAS, |d| d.replicas());
-            (replicas, none.clone(), none.clone())
+            let dc = file.longhorn.as_ref().and_then(|l| l.default_class.as_ref());
+            let tags = |t: &[crate::model::Spanned<crate::model::Tag>]| -> Vec<String> {
+                t.iter().map(|t| t.to_string()).collect()
+            };
+            (
+                dc.map_or(defaults::REPLICAS, |d| d.replicas()),
+                dc.map_or_else(|| none.clone(), |d| tags(&d.disk_tags)),
+                dc.map_or_else(|| none.clone(), |d| tags(&d.node_tags)),
+            )
         } else if let Some(c) = file.storage_classes.iter().find(|c| c.name.as_str() == class) {
             (
                 c.replicas(),
@@ -228,8 +256,8 @@ fn check_classes(
             .as_ref()
             .and_then(|cs| cs.iter().find(|c| c.as_str() == class).map(|c| c.span.clone()))
             .unwrap_or_else(|| bench.span.clone());
-        if scheduling.exhaustive {
-            let room = scheduling.nodes_with_room(&disk_tags, &node_tags, disks, volume, None);
+        if let Some(cluster) = known {
+            let room = domains_with_room(cluster, class, volume);
             if room < replicas as usize {
                 out.push(
                     Diagnostic::warning(
@@ -238,23 +266,18 @@ fn check_classes(
                             volume: volume.to_string(),
                             replicas,
                             room,
+                            zones: Spread::of(&cluster.settings) == Spread::Zone,
                         },
                         span.clone(),
                     )
                     .with_help({
-                        let unknown = scheduling.unknown_sizes(&disk_tags, &node_tags, disks);
-                        let skipped = if unknown.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; lhc did not count the disks whose size it does not know ({})", unknown.join(", "))
-                        };
                         let scaled = scheduling.autoscaled(&disk_tags, &node_tags, crate::capacity::Engine::V1);
                         let counted = if scaled.is_empty() {
                             String::new()
                         } else {
                             format!("; lhc counts {}", scaled.join(" and "))
                         };
-                        format!("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count){skipped}{counted}")
+                        format!("lower the benchmark's `size`, or give the class's disks more room (reserved space and storageOverProvisioningPercentage count){counted}")
                     }),
                 );
             }

@@ -5,10 +5,11 @@
 //! zones, server types, disks), `classes` (StorageClasses, tags, the replica rule, parameters),
 //! `settings` (`[longhorn.settings]` and the backup target), `values` (`[longhorn.values]`),
 //! `chart` (the rest of the chart: placement, UI, replicas, images), `recurring`
-//! (RecurringJobs and the classes that select them), `benchmark`, `gitops`, `routes`
-//! (`[node_config]`).
+//! (RecurringJobs and the classes that select them), `volumes` (declared workloads, on the
+//! capacity analysis of `capacity`), `benchmark`, `gitops`, `routes` (`[node_config]`).
 
 mod benchmark;
+pub mod capacity;
 mod chart;
 mod classes;
 mod formats;
@@ -21,6 +22,7 @@ mod settings;
 mod values;
 pub mod verdicts;
 mod versions;
+mod volumes;
 
 pub use benchmark::BenchFacts;
 pub use chart::{matching_nodes, pool_labels};
@@ -86,6 +88,14 @@ pub fn check(
     }
     classes::check(file, &target, &mut out);
     recurring::check(file, &target, &mut out);
+    let capacity = capacity_question(file, &target, &facts_disks);
+    // The full analysis (placement, rebuilds) only for declared volumes.
+    let report = capacity
+        .as_ref()
+        .filter(|_| !file.volumes.is_empty())
+        .map(|c| crate::capacity::analyze(&c.at_min));
+    let analysis = capacity.as_ref().zip(report.as_ref());
+    volumes::check(file, &target, analysis, &mut out);
     let tools = file.benchmark.as_ref().and_then(|_| match knowledge.bench() {
         Ok(t) => Some(t),
         Err(e) => {
@@ -93,7 +103,8 @@ pub fn check(
             None
         }
     });
-    let bench = tools.and_then(|t| benchmark::check(file, &target, t, &facts_disks, &mut out));
+    let known = capacity.as_ref().map(|c| &c.at_min);
+    let bench = tools.and_then(|t| benchmark::check(file, &target, t, known, &mut out));
     gitops::check(file, &target, &mut out);
     let routes = routes::check(file, &target, &mut out);
     pools::check_tolerations(file, &target, &mut out);
@@ -110,6 +121,21 @@ pub fn check(
         routes,
     };
     (resolved, out)
+}
+
+/// The capacity question the volume and benchmark rules judge: when there is something to
+/// judge, Longhorn is on, and lhc knows every disk Longhorn will have. Autoscaled pools count
+/// at their `min`.
+fn capacity_question(
+    file: &ClusterFile,
+    target: &Target,
+    disks: &[Vec<DiskFacts>],
+) -> Option<capacity::Capacity> {
+    if file.volumes.is_empty() && file.benchmark.is_none() {
+        return None;
+    }
+    let c = capacity::build(file, target.release?, target.hcloud, disks);
+    c.complete().then_some(c)
 }
 
 /// The versions and provider the rules check against.

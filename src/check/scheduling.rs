@@ -6,11 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use super::{DiskFacts, bool_setting, int_setting};
+use super::bool_setting;
 use crate::capacity::Engine;
 use crate::knowledge::longhorn::Release;
 use crate::model::{ClusterFile, Disk, Pool, Provider, Spanned, Tag};
-use crate::quantity::Bytes;
 
 /// Where Longhorn can put replicas, for one checked cluster file and its release.
 pub struct Scheduling<'a> {
@@ -24,7 +23,6 @@ pub struct Scheduling<'a> {
     pub zone_hard: bool,
     allow_empty_node_selector: bool,
     allow_empty_disk_selector: bool,
-    over_provisioning: u64,
 }
 
 fn covers<T: AsRef<str>>(have: &[Spanned<Tag>], want: &[T], allow_empty: bool) -> bool {
@@ -70,9 +68,6 @@ impl<'a> Scheduling<'a> {
                 .unwrap_or(true),
             allow_empty_disk_selector: bool_setting(file, release, "allowEmptyDiskSelectorVolume")
                 .unwrap_or(true),
-            over_provisioning: int_setting(file, release, "storageOverProvisioningPercentage")
-                .and_then(|p| u64::try_from(p).ok())
-                .unwrap_or(100),
         }
     }
 
@@ -147,61 +142,6 @@ impl<'a> Scheduling<'a> {
             .map(|p| zone_of(self.file, p))
             .collect::<BTreeSet<_>>()
             .len()
-    }
-
-    /// Nodes (of `only_pool`, when given) with a matching disk on which Longhorn would schedule
-    /// a replica of `volume` bytes on an empty disk:
-    /// `volume <= (size - reserved) * storageOverProvisioningPercentage / 100`. Disks of unknown
-    /// size are not counted (see [`Scheduling::unknown_sizes`]).
-    pub fn nodes_with_room<T: AsRef<str>>(
-        &self,
-        disk_tags: &[T],
-        node_tags: &[T],
-        disks: &[Vec<DiskFacts>],
-        volume: Bytes,
-        only_pool: Option<&str>,
-    ) -> usize {
-        self.file
-            .pools
-            .iter()
-            .zip(disks)
-            .filter(|(p, _)| only_pool.is_none_or(|name| p.name.as_str() == name))
-            .filter(|(p, _)| self.pool_matches(p, node_tags))
-            .filter(|(p, facts)| {
-                p.disks.iter().zip(facts.iter()).any(|(d, f)| {
-                    let Some(size) = f.size else { return false };
-                    let room = u128::from(size.0.saturating_sub(f.reserved.0))
-                        * u128::from(self.over_provisioning)
-                        / 100;
-                    self.disk_matches(d, disk_tags) && u128::from(volume.0) <= room
-                })
-            })
-            .map(|(p, _)| p.node_count())
-            .sum()
-    }
-
-    /// The matching disks whose size lhc does not know, as `pool/disk`: capacity checks skip
-    /// them and say so.
-    pub fn unknown_sizes<T: AsRef<str>>(
-        &self,
-        disk_tags: &[T],
-        node_tags: &[T],
-        disks: &[Vec<DiskFacts>],
-    ) -> Vec<String> {
-        self.file
-            .pools
-            .iter()
-            .zip(disks)
-            .filter(|(p, _)| self.pool_matches(p, node_tags))
-            .flat_map(|(p, facts)| {
-                p.disks
-                    .iter()
-                    .zip(facts.iter())
-                    .filter(|(d, f)| f.size.is_none() && self.disk_matches(d, disk_tags))
-                    .map(|(d, _)| format!("{}/{}", p.name.as_str(), d.name.as_str()))
-                    .collect::<Vec<_>>()
-            })
-            .collect()
     }
 
     /// The autoscaled pools among those that can hold a replica, as

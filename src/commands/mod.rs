@@ -8,6 +8,7 @@ pub mod build;
 pub mod check;
 pub mod diff;
 pub mod init;
+pub mod plan;
 pub mod render;
 pub mod report;
 pub mod schema;

@@ -32,24 +32,9 @@ pub fn compile_all(
 ) -> Result<Vec<Unit>, Box<Diagnostic>> {
     let mut units = vec![];
     for path in paths {
-        let (source, invalid_at) = Source::read(path).map_err(|e| {
-            Box::new(Diagnostic::error(
-                Message::CannotRead { path: path.display().to_string(), reason: e.to_string() },
-                None,
-            ))
-        })?;
-        let compiled = match invalid_at {
-            Some(at) => Compiled {
-                diagnostics: vec![
-                    Diagnostic::error(
-                        Message::Syntax("the file is not valid UTF-8".into()),
-                        at..at + 1,
-                    )
-                    .with_help("save the file as UTF-8 text"),
-                ],
-                cluster: None,
-                output: None,
-            },
+        let (source, invalid) = read(path)?;
+        let compiled = match invalid {
+            Some(d) => Compiled { diagnostics: vec![d], cluster: None, output: None },
             None if mode == Mode::Check => crate::check_only(&source),
             None => compile(&source, origin(path, out)),
         };
@@ -61,6 +46,22 @@ pub fn compile_all(
         units[i].compiled.output = None;
     }
     Ok(units)
+}
+
+/// Reads a cluster file: the source, and the error when it is not UTF-8 (the text then holds
+/// what could be decoded); an error when it cannot be read at all.
+pub fn read(path: &Path) -> Result<(Source, Option<Diagnostic>), Box<Diagnostic>> {
+    let (source, invalid_at) = Source::read(path).map_err(|e| {
+        Box::new(Diagnostic::error(
+            Message::CannotRead { path: path.display().to_string(), reason: e.to_string() },
+            None,
+        ))
+    })?;
+    let invalid = invalid_at.map(|at| {
+        Diagnostic::error(Message::Syntax("the file is not valid UTF-8".into()), at..at + 1)
+            .with_help("save the file as UTF-8 text")
+    });
+    Ok((source, invalid))
 }
 
 /// Two files with one cluster name would write one output folder.

@@ -58,6 +58,9 @@ pub const BENCH_TOOLS: &[Tool] = &[Tool::Kbench];
 /// `[benchmark] quick`.
 pub const BENCH_QUICK: bool = false;
 
+/// `count` of a `[[volume]]`.
+pub const VOLUME_COUNT: u32 = 1;
+
 /// `[cluster] provider`.
 pub const PROVIDER: Provider = Provider::Generic;
 /// `[cluster] distribution`.

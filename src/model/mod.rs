@@ -14,6 +14,7 @@ mod longhorn;
 mod node_config;
 mod pool;
 mod recurring;
+mod volume;
 
 pub use benchmark::*;
 pub use class::*;
@@ -23,6 +24,7 @@ pub use longhorn::*;
 pub use node_config::*;
 pub use pool::*;
 pub use recurring::*;
+pub use volume::*;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -272,4 +274,9 @@ pub struct ClusterFile {
     /// configuration. Default: `routes = ["script"]`.
     #[serde(default)]
     pub node_config: Option<Spanned<NodeConfig>>,
+
+    /// Declared workloads: `check` fails when they cannot all be scheduled and warns when one
+    /// could not be rebuilt after losing a node; `lhc plan` shows where they go.
+    #[serde(default, rename = "volume")]
+    pub volumes: Vec<Spanned<Volume>>,
 }

@@ -1,6 +1,6 @@
 //! No input makes lhc panic: every truncation and thousands of byte mutations of the shipped
-//! profiles and golden cases go through the whole pipeline (in process, for speed), and a sample
-//! through the real binary, which must answer 0 or 1.
+//! profiles and golden cases go through the whole pipeline and `lhc plan`'s analysis (in
+//! process, for speed), and a sample through the real binary, which must answer 0 or 1.
 
 use crate::common::{Test, read, repo};
 use lhc::plan::Origin;
@@ -8,7 +8,7 @@ use lhc::source::Source;
 
 fn seeds() -> Vec<(String, String)> {
     let mut seeds = vec![];
-    for dir in ["profiles", "tests/cases"] {
+    for dir in ["profiles", "tests/cases", "tests/plan"] {
         let mut stack = vec![repo().join(dir)];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap() {
@@ -116,6 +116,14 @@ fn compile(text: &str) {
     let source = Source::new("fuzz.toml", text);
     let _ = lhc::diagnostic::render::human(&compiled.diagnostics, Some(&source), false);
     let _ = lhc::diagnostic::render::json(&compiled.diagnostics, Some(&source));
+    // And `lhc plan`'s analysis of whatever checks.
+    if let (Some((file, resolved)), _) = lhc::check(&source) {
+        if let Some(capacity) = lhc::check::capacity::of(&file, &resolved) {
+            let plan =
+                lhc::commands::plan::CapacityPlan::new("fuzz.toml", &file, "1.12.1", capacity);
+            let _ = (plan.table(), plan.markdown(), plan.json(), plan.svg());
+        }
+    }
 }
 
 #[test]

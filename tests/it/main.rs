@@ -16,6 +16,7 @@ mod fuzz;
 mod gitops;
 mod nodes;
 mod outputs;
+mod plan;
 mod recurring;
 mod report;
 mod report_parsers;

@@ -1,0 +1,362 @@
+//! `lhc plan FILE... [--format table|markdown|json] [--chart FILE.svg]`: how much each cluster
+//! can hold, per disk and per class, now and after losing a node, and where the declared
+//! volumes go. Invalid files get `lhc check`'s diagnostics; volumes that do not fit are an
+//! error that still shows the plan, since the plan says why.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{FAILED, INVALID, OK, Outcome, Ui};
+use crate::capacity::{self, Difference, Range, Report};
+use crate::check::capacity::{Capacity, DEFAULT_DISK_NAME, DefaultDisk, Skipped, ZeroReserved};
+use crate::diagnostic::{Diagnostic, Message, Severity, render as show};
+use crate::model::ClusterFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+}
+
+#[derive(Debug)]
+pub struct Options<'a> {
+    pub files: &'a [PathBuf],
+    pub format: Format,
+    /// Also write the chart (one file only).
+    pub chart: Option<&'a Path>,
+}
+
+/// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
+/// pool).
+#[derive(Debug)]
+pub struct CapacityPlan {
+    pub file: String,
+    pub cluster: String,
+    pub chart_version: String,
+    pub capacity: Capacity,
+    /// The analysis with autoscaled pools at their minimum (every pool, when none autoscales).
+    pub report: Report,
+    /// The analysis at the maximum and what differs, when some pool autoscales.
+    pub range: Option<Range>,
+}
+
+/// The JSON of one plan: lhc's assumptions, then the analysis's keys (see [`crate::capacity`]).
+#[derive(Serialize)]
+struct Json<'a> {
+    cluster: &'a str,
+    file: &'a str,
+    longhorn_version: &'a str,
+    default_disk: &'a Option<DefaultDisk>,
+    skipped: &'a [Skipped],
+    pools_without_disks: &'a [String],
+    zero_reserved: &'a [ZeroReserved],
+    notes: Vec<String>,
+    #[serde(flatten)]
+    report: &'a Report,
+    at_max: Option<&'a Report>,
+    differences: &'a [Difference],
+}
+
+fn nodes(n: usize) -> String {
+    format!("{n} node{}", if n == 1 { "" } else { "s" })
+}
+
+impl CapacityPlan {
+    /// Analyses a checked file.
+    pub fn new(
+        file: &str,
+        cluster: &ClusterFile,
+        version: &str,
+        capacity: Capacity,
+    ) -> CapacityPlan {
+        let range =
+            capacity.at_max.as_ref().map(|max| capacity::analyze_range(&capacity.at_min, max));
+        let report = match &range {
+            Some(r) => r.at_min.clone(),
+            None => capacity::analyze(&capacity.at_min),
+        };
+        CapacityPlan {
+            file: file.to_string(),
+            cluster: cluster.cluster.name.to_string(),
+            chart_version: version.to_string(),
+            capacity,
+            report,
+            range,
+        }
+    }
+
+    /// What lhc assumed about the input, as sentences.
+    pub fn notes(&self) -> Vec<String> {
+        let c = &self.capacity;
+        let mut out = vec![];
+        if let Some(d) = &c.default_disk {
+            out.push(format!(
+                "No pool declares disks, so Longhorn gives every node a default disk (`{DEFAULT_DISK_NAME}` here) at {}, on whatever filesystem holds that path (the root filesystem, usually), reserving {}% of it (storageReservedPercentageForDefaultDisk). lhc knows its size only from an hcloud server type.",
+                d.path, d.reserved_percent
+            ));
+        }
+        for s in &c.skipped {
+            let what = if s.disk == DEFAULT_DISK_NAME {
+                "the default disk".to_string()
+            } else {
+                format!("disk `{}`", s.disk)
+            };
+            out.push(format!(
+                "Left out: {what} of pool `{}` ({}), whose size lhc does not know; declare the pool's disks with a `size` to count it. Every figure below is without it, and the volume rules of `lhc check` are not applied.",
+                s.pool,
+                nodes(s.nodes)
+            ));
+        }
+        for pool in &c.diskless_pools {
+            out.push(format!(
+                "Pool `{pool}` declares no disks: since other pools do, lhc sets createDefaultDiskLabeledNodes and Longhorn gives its nodes no disk."
+            ));
+        }
+        for z in &c.zero_reserved {
+            out.push(format!(
+                "Disk `{}` of pool `{}` has `reserved = 0`, which Longhorn {} reads as storageReservedPercentageForDefaultDisk: counted as {}%.",
+                z.disk, z.pool, self.chart_version, z.percent
+            ));
+        }
+        if c.autoscaled() {
+            out.push("Autoscaled pools are planned at their `min` (what `lhc check` judges), and at their `max` where that changes the answer.".into());
+        }
+        out
+    }
+
+    pub fn table(&self) -> String {
+        let mut out =
+            format!("{} ({}), Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
+        let notes = self.notes();
+        if !notes.is_empty() {
+            out.push_str("What lhc assumed\n");
+            for n in &notes {
+                let _ = writeln!(out, "  - {n}");
+            }
+            out.push('\n');
+        }
+        out.push_str(&match &self.range {
+            Some(r) => r.table(),
+            None => self.report.table(),
+        });
+        out
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out =
+            format!("## {}\n\n`{}`, Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
+        let notes = self.notes();
+        if !notes.is_empty() {
+            out.push_str("**What lhc assumed**\n\n");
+            for n in &notes {
+                let _ = writeln!(out, "- {}", n.replace('|', "\\|"));
+            }
+            out.push('\n');
+        }
+        out.push_str(&match &self.range {
+            Some(r) => r.markdown(),
+            None => self.report.markdown(),
+        });
+        out
+    }
+
+    pub fn json(&self) -> String {
+        let c = &self.capacity;
+        let json = Json {
+            cluster: &self.cluster,
+            file: &self.file,
+            longhorn_version: &self.chart_version,
+            default_disk: &c.default_disk,
+            skipped: &c.skipped,
+            pools_without_disks: &c.diskless_pools,
+            zero_reserved: &c.zero_reserved,
+            notes: self.notes(),
+            report: &self.report,
+            at_max: self.range.as_ref().map(|r| &r.at_max),
+            differences: self.range.as_ref().map_or(&[], |r| &r.differences),
+        };
+        let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The chart of the analysis at the minimum.
+    pub fn svg(&self) -> String {
+        self.report.svg()
+    }
+
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Table => self.table(),
+            Format::Markdown => self.markdown(),
+            Format::Json => self.json(),
+        }
+    }
+}
+
+/// Whether a diagnostic keeps `lhc plan` from showing the plan: any error but volumes that do
+/// not fit (the plan shows why).
+fn blocks(d: &Diagnostic) -> bool {
+    d.is_error() && !matches!(d.message, Message::VolumesDoNotFit { .. })
+}
+
+pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
+    if o.chart.is_some() && o.files.len() > 1 {
+        let d = Diagnostic::error(
+            Message::Usage(format!(
+                "--chart draws one cluster; {} files were given",
+                o.files.len()
+            )),
+            None,
+        );
+        return Outcome::fail(ui, d, FAILED);
+    }
+    let mut sources = vec![];
+    for path in o.files {
+        match super::units::read(path) {
+            Ok(s) => sources.push(s),
+            Err(d) => return Outcome::fail(ui, *d, FAILED),
+        }
+    }
+    let mut out = Outcome::default();
+    let mut all = vec![];
+    let mut texts = vec![];
+    let mut chart = None;
+    for (source, invalid) in sources {
+        let (checked, mut diagnostics) = match invalid {
+            Some(d) => (None, vec![d]),
+            None => crate::check(&source),
+        };
+        let plan = match checked {
+            Some((file, resolved)) if !diagnostics.iter().any(blocks) => {
+                match crate::check::capacity::of(&file, &resolved) {
+                    Some(capacity) => {
+                        let version = resolved.chart_version.clone().unwrap_or_default();
+                        Some(CapacityPlan::new(&source.name(), &file, &version, capacity))
+                    }
+                    None => {
+                        let (why, fix) = crate::check::why_no_longhorn(&file);
+                        let span = file
+                            .longhorn
+                            .as_ref()
+                            .and_then(|l| l.enabled.as_ref())
+                            .map(|e| e.span.clone());
+                        diagnostics.push(
+                            Diagnostic::error(
+                                Message::LonghornDisabled { what: "capacity plans".into(), why },
+                                span,
+                            )
+                            .with_help(format!("{fix}; `lhc plan` plans Longhorn's disks")),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        out.diagnostics(ui, &diagnostics, Some(&source));
+        all.extend(diagnostics);
+        if let Some(plan) = plan {
+            texts.push(plan.render(o.format));
+            if o.chart.is_some() {
+                chart = Some(plan.svg());
+            }
+        }
+    }
+    let sep = if o.format == Format::Json { "" } else { "\n" };
+    out.print(&texts.join(sep));
+    if let (Some(path), Some(svg)) = (o.chart, chart) {
+        if let Err(e) = std::fs::write(path, svg) {
+            let d = Diagnostic::error(
+                Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
+                None,
+            );
+            out.diagnostics(ui, &[d], None);
+            out.code = FAILED;
+            return out;
+        }
+    }
+    out.code = match show::count(&all) {
+        Some(count) => {
+            out.summary(ui, Severity::Error, &count);
+            INVALID
+        }
+        None => OK,
+    };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Source;
+
+    /// A file, checked, with its capacity question.
+    fn planned(toml: &str, grow: bool) -> CapacityPlan {
+        let source = Source::new("c.toml", toml.to_string());
+        let (checked, diagnostics) = crate::check(&source);
+        let (file, resolved) = checked.unwrap_or_else(|| panic!("{diagnostics:?}"));
+        let mut capacity = crate::check::capacity::of(&file, &resolved).unwrap();
+        if grow {
+            // An autoscaled pool at its maximum: one node more.
+            let mut max = capacity.at_min.clone();
+            let mut extra = max.nodes[0].clone();
+            extra.name = "s-4".into();
+            max.nodes.push(extra);
+            capacity.at_max = Some(max);
+        }
+        CapacityPlan::new("c.toml", &file, "1.12.1", capacity)
+    }
+
+    const FILE: &str = "[cluster]\nname = \"c\"\n[longhorn]\n[[pool]]\nname = \"s\"\nnodes = [\"s-1\", \"s-2\", \"s-3\"]\n\
+        [[pool.disk]]\nname = \"d\"\ntype = \"device\"\nsize = \"100Gi\"\npath = \"/mnt/d\"\n\
+        [[volume]]\nname = \"v\"\nclass = \"longhorn\"\nsize = \"50Gi\"\n";
+
+    #[test]
+    fn autoscaled_pools_are_planned_at_both_ends() {
+        let plan = planned(FILE, true);
+        let range = plan.range.as_ref().unwrap();
+        // Three nodes of 75Gi for 3 replicas: nothing survives a node loss; a fourth helps.
+        assert!(
+            range
+                .differences
+                .iter()
+                .any(|d| d.subject == "volume v" && d.field == "fits_after_node_loss")
+        );
+        let table = plan.table();
+        assert!(table.contains("Autoscaled pools are planned at their `min`"), "{table}");
+        assert!(table.contains("== at max =="), "{table}");
+        assert!(plan.markdown().contains("## At the maximum"));
+        let json: serde_json::Value = serde_json::from_str(&plan.json()).unwrap();
+        assert_eq!(json["at_max"]["disks"].as_array().unwrap().len(), 4);
+        assert_eq!(json["disks"].as_array().unwrap().len(), 3);
+        assert!(!json["differences"].as_array().unwrap().is_empty());
+    }
+
+    #[test]
+    fn fixed_pools_have_one_analysis_and_stable_keys() {
+        let plan = planned(FILE, false);
+        assert!(plan.range.is_none());
+        let json: serde_json::Value = serde_json::from_str(&plan.json()).unwrap();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        for key in [
+            "cluster",
+            "file",
+            "longhorn_version",
+            "default_disk",
+            "skipped",
+            "disks",
+            "classes",
+            "volumes",
+            "at_max",
+            "differences",
+        ] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        assert!(json["at_max"].is_null());
+        assert!(!plan.table().contains("What lhc assumed"));
+    }
+}

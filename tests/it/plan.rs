@@ -1,0 +1,224 @@
+//! `lhc plan`: golden output in every format and the SVG chart for the shipped profiles and
+//! the clusters of `tests/plan/*/cluster.toml` (`tests/plan/<case>/`: `table.txt`, `plan.md`,
+//! `plan.json`, `chart.svg`, `stderr`); the chart well-formed with one bar per disk; the JSON's
+//! documented keys; exit codes.
+
+use crate::common::{Test, assert_golden, profile, read, repo};
+use serde_json::Value;
+
+const PROFILES: &[&str] = &["hcloud-longhorn", "generic-bare-metal", "managed-bench"];
+
+/// Every case: its name and the cluster file.
+fn cases() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> =
+        PROFILES.iter().map(|p| (p.to_string(), profile(p))).collect();
+    for entry in std::fs::read_dir(repo().join("tests/plan")).unwrap() {
+        let path = entry.unwrap().path().join("cluster.toml");
+        if path.exists() {
+            let name = path.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+            out.push((name, read(&path)));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_format_and_the_chart_match_their_goldens() {
+    for (name, toml) in cases() {
+        let dir = repo().join("tests/plan").join(&name);
+        let t = Test::new().file("cluster.toml", &toml);
+        let mut stderr = None;
+        for (format, golden) in
+            [("table", "table.txt"), ("markdown", "plan.md"), ("json", "plan.json")]
+        {
+            let out = t.run_args(&[
+                "plan",
+                "cluster.toml",
+                "--format",
+                format,
+                "--chart",
+                "chart.svg",
+                "--color",
+                "never",
+            ]);
+            let expected = if out.stderr.contains("error[") { 1 } else { 0 };
+            out.code(expected);
+            // Diagnostics do not depend on the format.
+            assert!(stderr.is_none_or(|s: String| s == out.stderr), "{name}: {format}");
+            stderr = Some(out.stderr.clone());
+            if out.stdout.is_empty() {
+                continue; // a file without a plan (Longhorn off): the diagnostics say why
+            }
+            assert_golden(&dir.join(golden), &out.stdout);
+            assert_golden(&dir.join("chart.svg"), &read(t.path().join("chart.svg")));
+        }
+        assert_golden(&dir.join("stderr"), &stderr.unwrap_or_default());
+    }
+}
+
+/// The chart is well-formed XML with one bar per disk of the JSON, and one total per class
+/// now and after a node loss.
+#[test]
+fn the_chart_has_one_bar_per_disk_and_two_per_class() {
+    for (name, toml) in cases() {
+        let t = Test::new().file("cluster.toml", &toml);
+        let out = t.run_args(&["plan", "cluster.toml", "--format", "json", "--chart", "c.svg"]);
+        if out.stdout.is_empty() {
+            continue;
+        }
+        let json: Value = serde_json::from_str(&out.stdout).unwrap();
+        let svg = read(t.path().join("c.svg"));
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let class = |c: &str| {
+            doc.descendants().filter(|n| n.attribute("class") == Some(c)).collect::<Vec<_>>()
+        };
+        let disks = json["disks"].as_array().unwrap();
+        let bars = class("disk");
+        assert_eq!(bars.len(), disks.len(), "{name}");
+        for (bar, disk) in bars.iter().zip(disks) {
+            assert_eq!(bar.attribute("data-node"), disk["node"].as_str(), "{name}");
+            assert_eq!(bar.attribute("data-disk"), disk["disk"].as_str(), "{name}");
+        }
+        assert_eq!(class("diskbar").len(), disks.len(), "{name}");
+        assert_eq!(class("total").len(), 2 * json["classes"].as_array().unwrap().len(), "{name}");
+    }
+}
+
+/// The keys the README documents as stable, with the Hetzner profile's figures worked by hand:
+/// a ccx23's 160Gi local disk at 25 % reserved schedules 120Gi; its 500Gi Volume at 10 % 450Gi.
+#[test]
+fn the_json_keys_are_the_documented_ones() {
+    let t = Test::new().file("c.toml", &profile("hcloud-longhorn"));
+    let out = t.run_args(&["plan", "c.toml", "--format", "json"]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["cluster"], "prod-fsn1");
+    assert_eq!(v["longhorn_version"], "1.9.2");
+    let gib = |n: u64| Value::from(n << 30);
+    let d = &v["disks"][0];
+    assert_eq!((d["node"].as_str(), d["disk"].as_str()), (Some("prod-storage-1"), Some("nvme")));
+    assert_eq!((&d["size_bytes"], &d["reserved_bytes"]), (&gib(160), &gib(40)));
+    assert_eq!(d["schedulable_bytes"], gib(120));
+    assert_eq!(v["disks"][1]["schedulable_bytes"], gib(450));
+    let fast = v["classes"].as_array().unwrap().iter().find(|c| c["name"] == "longhorn-fast-2");
+    let fast = fast.unwrap();
+    // Two replicas over three 120Gi disks: largest 120Gi, total min(360/2, 240/1) = 180Gi;
+    // after losing a node, min(240/2, 120/1) = 120Gi.
+    assert_eq!((&fast["replicas"], &fast["eligible_nodes"]), (&Value::from(2), &Value::from(3)));
+    assert_eq!((&fast["max_volume_bytes"], &fast["total_bytes"]), (&gib(120), &gib(180)));
+    assert_eq!(fast["max_volume_bytes_after_node_loss"], gib(120));
+    assert_eq!(fast["total_bytes_after_node_loss"], gib(120));
+    assert_eq!(v["volumes"], Value::Array(vec![]));
+
+    let t = Test::new().file("c.toml", &read(repo().join("tests/plan/uneven/cluster.toml")));
+    let v: Value =
+        serde_json::from_str(&t.run_args(&["plan", "c.toml", "--format", "json"]).stdout).unwrap();
+    let postgres = &v["volumes"][0];
+    assert_eq!(postgres["name"], "postgres");
+    assert_eq!(
+        (&postgres["fits"], &postgres["fits_after_node_loss"]),
+        (&Value::Bool(true), &Value::Bool(false))
+    );
+    assert_eq!(v["volumes"][2]["fits_after_node_loss"], Value::Bool(true));
+    // The big node dominates: 2 replicas over nodes of 1000, 200 + 90, 200 + 90 and 100 GiB
+    // give min(1680/2, 680/1) = 680Gi, not the 840Gi the sum divided by the replicas claims.
+    let pair = &v["classes"][1];
+    assert_eq!(pair["name"], "pair");
+    assert_eq!((&pair["total_bytes"], &pair["naive_total_bytes"]), (&gib(680), &gib(840)));
+}
+
+#[test]
+fn exit_codes() {
+    let hcloud = profile("hcloud-longhorn");
+    // A plan: 0, and only the plan on stdout.
+    let out = Test::new().file("c.toml", &hcloud).run_args(&["plan", "c.toml"]);
+    out.code(0);
+    assert!(out.stdout.starts_with("prod-fsn1 (c.toml), Longhorn 1.9.2\n"), "{}", out.stdout);
+    assert_eq!(out.stderr, "");
+    // Volumes that do not fit: 1, and the plan still shows why.
+    let big = format!(
+        "{hcloud}\n[[volume]]\nname = \"huge\"\nclass = \"longhorn-fast\"\nsize = \"150Gi\"\n"
+    );
+    let out = Test::new().file("c.toml", &big).run_args(&["plan", "c.toml", "--color", "never"]);
+    out.code(1);
+    assert!(out.stderr.contains("error[volumes-do-not-fit]"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Volumes that do not fit\n  - huge: replica 1 of 3"),
+        "{}",
+        out.stdout
+    );
+    // Any other error: 1, no plan.
+    let bad = hcloud.replace("disk_tags = [\"nvme\"]", "disk_tags = [\"nvmee\"]");
+    let out = Test::new().file("c.toml", &bad).run_args(&["plan", "c.toml"]);
+    out.code(1);
+    assert_eq!(out.stdout, "");
+    // Several files: each plan in turn; one invalid file makes it 1, the others still shown.
+    let out = Test::new()
+        .file("a.toml", &hcloud)
+        .file("b.toml", &bad)
+        .file("c.toml", &profile("generic-bare-metal"))
+        .run_args(&["plan", "a.toml", "b.toml", "c.toml"]);
+    out.code(1);
+    assert!(out.stdout.starts_with("prod-fsn1 (a.toml)"), "{}", out.stdout);
+    assert!(out.stdout.contains("\n\nmetal-lab (c.toml), Longhorn 1.10.2\n"), "{}", out.stdout);
+    // Could not run: 2.
+    Test::new().run_args(&["plan", "missing.toml"]).code(2);
+    let t = Test::new().file("a.toml", &hcloud).file("b.toml", &hcloud);
+    let out = t.run_args(&["plan", "a.toml", "b.toml", "--chart", "x.svg", "--color", "never"]);
+    out.code(2).stderr("error[usage]: --chart draws one cluster; 2 files were given\n\n");
+    let t = Test::new().file("a.toml", &hcloud).file("x.svg/in-the-way", "");
+    let out = t.run_args(&["plan", "a.toml", "--chart", "x.svg"]);
+    out.code(2);
+    assert!(out.stderr.contains("cannot write x.svg"), "{}", out.stderr);
+    assert!(out.stdout.starts_with("prod-fsn1"), "the plan is still printed");
+}
+
+/// `check` and `build` apply the same rules as `lhc plan` shows.
+#[test]
+fn check_and_build_fail_when_volumes_do_not_fit() {
+    let big = format!(
+        "{}\n[[volume]]\nname = \"huge\"\nclass = \"longhorn-fast\"\nsize = \"150Gi\"\n",
+        profile("hcloud-longhorn")
+    );
+    for cmd in ["check", "build"] {
+        let t = Test::new().file("c.toml", &big);
+        let out = t.run_args(&[cmd, "c.toml", "--color", "never"]);
+        out.code(1);
+        assert!(
+            out.stderr.contains("error[volumes-do-not-fit]: volume `huge` cannot be scheduled"),
+            "{}",
+            out.stderr
+        );
+        assert!(!t.path().join("out").exists());
+    }
+}
+
+/// `benchmark-capacity` warns for exactly the benchmarked classes whose largest volume in
+/// `lhc plan` is below the benchmark volume: one analysis for both.
+#[test]
+fn benchmark_capacity_agrees_with_the_plan() {
+    let toml = profile("hcloud-longhorn").replace("size = \"25Gi\"", "size = \"110Gi\"");
+    let t = Test::new().file("c.toml", &toml);
+    let check = t.run_args(&["check", "c.toml", "--color", "never"]);
+    check.code(0);
+    let warned: Vec<&str> = check
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning[benchmark-capacity]: class `"))
+        .map(|l| l.split('`').next().unwrap())
+        .collect();
+    let volume = check.stderr.split("cannot hold the ").nth(1).unwrap().split(' ').next().unwrap();
+    let volume = lhc::quantity::Bytes::parse(volume).unwrap().0;
+    let plan: Value =
+        serde_json::from_str(&t.run_args(&["plan", "c.toml", "--format", "json"]).stdout).unwrap();
+    let small: Vec<&str> = ["longhorn", "longhorn-fast", "longhorn-fast-xfs"]
+        .into_iter()
+        .filter(|name| {
+            let c = plan["classes"].as_array().unwrap().iter().find(|c| c["name"] == *name);
+            c.unwrap()["max_volume_bytes"].as_u64().unwrap() < volume
+        })
+        .collect();
+    assert_eq!(warned, small);
+    assert_eq!(warned, ["longhorn-fast", "longhorn-fast-xfs"], "{}", check.stderr);
+}
