@@ -51,6 +51,7 @@ for node in "${nodes[@]}"; do
   "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-disks-config=[{"path":"/mnt/nvme0","name":"nvme0","allowScheduling":true,"storageReserved":191985038131,"tags":["nvme"]},{"path":"/mnt/nvme1","name":"nvme1","allowScheduling":true,"storageReserved":191985038131,"tags":["nvme"]},{"path":"/mnt/nvme2","name":"nvme2","allowScheduling":true,"storageReserved":191985038131,"tags":["nvme"]}]'
   "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-node-tags=["storage"]'
   "${kubectl[@]}" label node "$node" --overwrite 'node-role.kubernetes.io/storage='
+  "${kubectl[@]}" taint node "$node" --overwrite 'node-role.kubernetes.io/storage:NoSchedule'
 done
 
 # Pool compute: 2 nodes.

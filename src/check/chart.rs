@@ -13,15 +13,17 @@ use crate::source::Span;
 
 pub(super) fn check(
     file: &ClusterFile,
+    index: &crate::parse::SpanIndex,
     target: &Target,
     release: &Release,
     out: &mut Vec<Diagnostic>,
 ) {
     let Some(l) = file.longhorn.as_deref() else { return };
-    let mut c = Chart { target, release, out };
+    let mut c = Chart { index, target, release, out };
     c.default_class(l);
     c.ui(l);
     c.placement(file, l);
+    c.other_selectors(file, l);
     c.replicas(file, l);
     c.monitoring(l);
     c.images(l);
@@ -29,6 +31,7 @@ pub(super) fn check(
 }
 
 struct Chart<'a> {
+    index: &'a crate::parse::SpanIndex,
     target: &'a Target,
     release: &'a Release,
     out: &'a mut Vec<Diagnostic>,
@@ -93,7 +96,7 @@ pub(crate) fn check_selector(
     file: &ClusterFile,
     selector: &BTreeMap<String, String>,
     what: &str,
-    span: Span,
+    span: impl Into<Option<Span>>,
     out: &mut Vec<Diagnostic>,
 ) {
     let Some(missing) = unmatched(file, selector) else { return };
@@ -391,6 +394,58 @@ impl Chart<'_> {
         }
         if let Some(pc) = &p.priority_class {
             self.need("defaultSettings.priorityClass", "priority_class", &pc.span);
+        }
+    }
+
+    /// Node selectors written outside `[longhorn.placement]`: the setting, the share managers'
+    /// selector, and any `nodeSelector` map in `[longhorn.values]`. One that no pool's labels
+    /// satisfy keeps those pods Pending (a real configuration selected
+    /// `node.longhorn.io/create-default-disk:true`, where lhc labels nodes `=config`).
+    fn other_selectors(&mut self, file: &ClusterFile, l: &Longhorn) {
+        let key = "systemManagedComponentsNodeSelector";
+        if let Some((k, v)) = l.settings.iter().find(|(k, _)| k.as_str() == key) {
+            if let crate::model::SettingValue::String(text) = &v.value {
+                if let Ok(pairs) = super::verdicts::node_selector_list(text) {
+                    let selector: BTreeMap<String, String> = pairs.into_iter().collect();
+                    check_selector(
+                        file,
+                        &selector,
+                        &format!("`{}`", k.as_str()),
+                        v.span.clone(),
+                        self.out,
+                    );
+                }
+            }
+        }
+        if let Some(dc) = &l.default_class {
+            if let Some(first) = dc.share_manager_node_selector.0.keys().next() {
+                let selector: BTreeMap<String, String> = dc
+                    .share_manager_node_selector
+                    .0
+                    .iter()
+                    .map(|(k, v)| (k.value.clone(), v.value.clone()))
+                    .collect();
+                check_selector(
+                    file,
+                    &selector,
+                    "`share_manager_node_selector`",
+                    first.span.clone(),
+                    self.out,
+                );
+            }
+        }
+        for (component, value) in &l.values {
+            let Some(serde_json::Value::Object(map)) = value.get("nodeSelector") else { continue };
+            let selector: BTreeMap<String, String> = map
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect();
+            let pointer = format!(
+                "/longhorn/values/{}/nodeSelector",
+                crate::parse::escape_segment(component)
+            );
+            let span = self.index.key_span(&pointer);
+            check_selector(file, &selector, &format!("`{component}.nodeSelector`"), span, self.out);
         }
     }
 

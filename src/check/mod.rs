@@ -84,7 +84,7 @@ pub fn check(
             .collect();
         written.extend(in_values.iter().map(|(key, value)| settings::Written { key, value }));
         settings::check(file, &target, release, &written, &mut out);
-        chart::check(file, &target, release, &mut out);
+        chart::check(file, index, &target, release, &mut out);
     }
     classes::check(file, &target, &mut out);
     recurring::check(file, &target, &mut out);

@@ -241,6 +241,11 @@ pub const FIRST_CLASS: &[(&str, &str, IsSet)] = &[
         span_of!(f => f.cluster.distribution.as_ref().filter(|d| d.value == super::Distribution::Openshift).map(|v| v.span.clone())),
     ),
     (
+        "networkPolicies.type",
+        "`distribution` in `[cluster]` (k3s, rke2 or rke1)",
+        span_of!(f => f.cluster.distribution.as_ref().filter(|d| matches!(d.value, super::Distribution::K3s | super::Distribution::Rke2 | super::Distribution::Rke1)).map(|v| v.span.clone())),
+    ),
+    (
         "defaultSettings.taintToleration",
         "`tolerations` in `[longhorn.placement]`",
         span_of!(f => lh(f)?.placement.as_ref()?.tolerations.first().map(|v| v.span.clone())),

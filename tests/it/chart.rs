@@ -463,3 +463,34 @@ fn free_text_settings_reach_longhorn_intact_on_every_release() {
         assert_eq!(backup["backup-target"], json!(target), "{}", fx.version);
     }
 }
+
+/// The README's real-world example is a valid cluster file, and writes what it promises.
+#[test]
+fn the_readme_example_builds_as_it_says() {
+    let readme = read(repo().join("README.md"));
+    let section = readme.split("## The whole chart, as a cluster file").nth(1).unwrap();
+    let toml = section.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+    let t = Test::new().file("c.toml", toml);
+    let out = t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]);
+    out.code(0);
+    let values =
+        yaml_docs(&t.tree("out").remove("metal-lab/longhorn-values.yaml").unwrap()).remove(0);
+    let toleration = json!([{"key": "node-role.kubernetes.io/storage", "operator": "Exists", "effect": "NoSchedule"}]);
+    for component in ["longhornManager", "longhornDriver", "longhornUI", "global"] {
+        assert_eq!(values[component]["tolerations"], toleration, "{component}");
+    }
+    assert_eq!(
+        values["defaultSettings"]["taintToleration"],
+        json!("node-role.kubernetes.io/storage:NoSchedule")
+    );
+    assert_eq!(values["persistence"]["reclaimPolicy"], json!("Retain"));
+    assert_eq!(values["ingress"]["tlsSecret"], json!("longhorn-ui-tls"));
+    assert_eq!(
+        values["metrics"]["serviceMonitor"]["additionalLabels"],
+        json!({"release": "kube-prometheus-stack"})
+    );
+    assert_eq!(values["global"]["imageRegistry"], json!("registry.example.com"));
+    assert_eq!(values["privateRegistry"]["registrySecret"], json!("registry-example-com"));
+    assert_eq!(values["networkPolicies"]["type"], json!("rke2"));
+    assert_eq!(values["longhornManager"]["log"]["format"], json!("json"));
+}

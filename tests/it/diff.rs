@@ -49,7 +49,7 @@ fn changed_disk_and_tag_annotations_are_ignored_by_longhorn() {
 
 #[test]
 fn a_lower_chart_version_is_a_downgrade() {
-    let after = hcloud().replace("version = \"1.9.2\"", "version = \"1.8.2\"");
+    let after = hcloud().replace("version = \"1.12.1\"", "version = \"1.12.0\"");
     golden("chart-downgrade", &scenario(&hcloud(), &after, None, DIFF), 1);
 }
 
@@ -249,7 +249,7 @@ fn warning_scenarios() -> Vec<(String, String, Vec<&'static str>)> {
                 .replace("node_tags = [\"storage\"]", "node_tags = [\"storage\", \"fast\"]"),
             vec!["node-annotation-ignored"],
         ),
-        (h.clone(), h.replace("version = \"1.9.2\"", "version = \"1.8.2\""), vec!["chart-downgrade"]),
+        (h.clone(), h.replace("version = \"1.12.1\"", "version = \"1.12.0\""), vec!["chart-downgrade"]),
         (
             h.clone(),
             h.replace("replicas = 3\nfs = \"ext4\"\n\n[longhorn.settings]", "replicas = 2\nfs = \"xfs\"\n\n[longhorn.settings]"),

@@ -135,7 +135,7 @@ fn generate(app_dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
         .env("ARGOCD_APP_SOURCE_PATH", "clusters")
         .env("ARGOCD_APP_SOURCE_REPO_URL", "https://git.example.com/platform/gitops.git")
         .env("ARGOCD_APP_SOURCE_TARGET_REVISION", "main")
-        .env("KUBE_VERSION", "1.31.4")
+        .env("KUBE_VERSION", "1.37.2")
         .env("KUBE_API_VERSIONS", "v1,apps/v1,storage.k8s.io/v1,argoproj.io/v1alpha1");
     for (k, v) in env {
         cmd.env(k, v);
@@ -152,7 +152,12 @@ fn generate(app_dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
 fn the_plugin_generates_a_valid_stream_under_argo_cd() {
     let t = Test::new()
         .file("repo/clusters/prod-fsn1.toml", &profile("hcloud-longhorn"))
-        .file("repo/clusters/metal-lab.toml", &profile("generic-bare-metal"))
+        // Written for another Kubernetes than the cluster runs.
+        .file(
+            "repo/clusters/metal-lab.toml",
+            &profile("generic-bare-metal")
+                .replace("kubernetes = \"1.37\"", "kubernetes = \"1.36\""),
+        )
         .file("repo/clusters/README.md", "not a cluster");
     let app = t.path().join("repo/clusters");
     let (code, stdout, stderr) = generate(
@@ -181,7 +186,7 @@ fn the_plugin_generates_a_valid_stream_under_argo_cd() {
         ]
     );
     for d in &docs {
-        validate_for(d, "1.31", Some("1.9.2")).unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
+        validate_for(d, "1.37", Some("1.12.1")).unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
     }
     // Without LHC_CHART: the StorageClasses and RecurringJobs only.
     let (code, stdout, _) = generate(&app, &[("ARGOCD_ENV_LHC_FILE", "metal-lab.toml")]);
@@ -196,9 +201,9 @@ fn the_plugin_generates_a_valid_stream_under_argo_cd() {
         &[("ARGOCD_ENV_LHC_FILE", "metal-lab.toml"), ("ARGOCD_ENV_LHC_CHART", "yes")],
     );
     let app_doc = yaml_docs(&stdout).into_iter().find(|d| d["kind"] == "Application").unwrap();
-    validate_k8s(&app_doc, "1.33").unwrap();
+    validate_k8s(&app_doc, "1.36").unwrap();
     assert!(
-        stderr.contains("Kubernetes 1.31.4") && stderr.contains("1.33"),
+        stderr.contains("Kubernetes 1.37.2") && stderr.contains("1.36"),
         "KUBE_VERSION mismatch is reported: {stderr}"
     );
 }
@@ -234,7 +239,7 @@ fn the_plugin_fails_loudly_never_with_an_empty_stream() {
 
 fn gitops_docs() -> Vec<(String, String, Value)> {
     let mut out = vec![];
-    for (cluster, kube) in [("prod-fsn1", "1.31"), ("metal-lab", "1.33")] {
+    for (cluster, kube) in [("prod-fsn1", "1.37"), ("metal-lab", "1.37")] {
         for (file, text) in read_tree(&repo().join("out").join(cluster).join("gitops")) {
             if file == "kustomization.yaml" {
                 continue;
@@ -269,7 +274,7 @@ fn gitops_objects_are_valid_and_install_the_pinned_chart_with_lhcs_values() {
         yaml_docs(&read(repo().join("out").join(cluster).join("longhorn-values.yaml"))).remove(0)
     };
     let release = &docs.iter().find(|(_, _, d)| d["kind"] == "HelmRelease").unwrap().2;
-    assert_eq!(release["spec"]["chart"]["spec"]["version"], "1.9.2");
+    assert_eq!(release["spec"]["chart"]["spec"]["version"], "1.12.1");
     assert_eq!(release["metadata"]["namespace"], "longhorn-system");
     assert_eq!(release["spec"]["values"], values("prod-fsn1"));
     assert_eq!(release["spec"]["values"]["preUpgradeChecker"]["jobEnabled"], json!(false));
@@ -278,7 +283,7 @@ fn gitops_objects_are_valid_and_install_the_pinned_chart_with_lhcs_values() {
         .find(|(f, _, d)| f.starts_with("metal-lab") && d["metadata"]["name"] == "longhorn")
         .unwrap()
         .2;
-    assert_eq!(chart_app["spec"]["source"]["targetRevision"], "1.10.2");
+    assert_eq!(chart_app["spec"]["source"]["targetRevision"], "1.12.1");
     assert_eq!(chart_app["spec"]["destination"]["namespace"], "longhorn-system");
     assert_eq!(chart_app["spec"]["source"]["helm"]["valuesObject"], values("metal-lab"));
     let storage_app =

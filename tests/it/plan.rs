@@ -94,7 +94,7 @@ fn the_json_keys_are_the_documented_ones() {
     out.code(0);
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["cluster"], "prod-fsn1");
-    assert_eq!(v["longhorn_version"], "1.9.2");
+    assert_eq!(v["longhorn_version"], "1.12.1");
     let gib = |n: u64| Value::from(n << 30);
     let d = &v["disks"][0];
     assert_eq!((d["node"].as_str(), d["disk"].as_str()), (Some("prod-storage-1"), Some("nvme")));
@@ -134,7 +134,7 @@ fn exit_codes() {
     // A plan: 0, and only the plan on stdout.
     let out = Test::new().file("c.toml", &hcloud).run_args(&["plan", "c.toml"]);
     out.code(0);
-    assert!(out.stdout.starts_with("prod-fsn1 (c.toml), Longhorn 1.9.2\n"), "{}", out.stdout);
+    assert!(out.stdout.starts_with("prod-fsn1 (c.toml), Longhorn 1.12.1\n"), "{}", out.stdout);
     assert_eq!(out.stderr, "");
     // Volumes that do not fit: 1, and the plan still shows why.
     let big = format!(
@@ -161,7 +161,7 @@ fn exit_codes() {
         .run_args(&["plan", "a.toml", "b.toml", "c.toml"]);
     out.code(1);
     assert!(out.stdout.starts_with("prod-fsn1 (a.toml)"), "{}", out.stdout);
-    assert!(out.stdout.contains("\n\nmetal-lab (c.toml), Longhorn 1.10.2\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("\n\nmetal-lab (c.toml), Longhorn 1.12.1\n"), "{}", out.stdout);
     // Could not run: 2.
     Test::new().run_args(&["plan", "missing.toml"]).code(2);
     let t = Test::new().file("a.toml", &hcloud).file("b.toml", &hcloud);

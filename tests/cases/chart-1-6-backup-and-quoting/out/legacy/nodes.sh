@@ -47,6 +47,7 @@ for node in "${nodes[@]}"; do
   fi
   "${kubectl[@]}" label node "$node" --overwrite 'node.longhorn.io/create-default-disk=config'
   "${kubectl[@]}" annotate node "$node" --overwrite 'node.longhorn.io/default-disks-config=[{"path":"/srv/longhorn","name":"data","allowScheduling":true,"storageReserved":107374182400,"tags":[]}]'
+  "${kubectl[@]}" label node "$node" --overwrite 'node-role.kubernetes.io/storage=true'
 done
 
 step "done"
