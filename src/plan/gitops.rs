@@ -20,6 +20,8 @@ pub struct GitopsPlan {
     pub flux_source: String,
     pub argocd_namespace: String,
     pub argocd_project: String,
+    /// Labels the Longhorn namespace needs on the cluster's distribution.
+    pub namespace_labels: Vec<(String, String)>,
 }
 
 /// `gitops/<mode>.yaml`: the objects that install the chart, with the values inline, and (for
@@ -33,7 +35,12 @@ pub struct GitopsFile {
 
 /// How `[gitops]` installs the chart; without `[gitops]`, an Argo CD Application with the
 /// defaults (what `lhc render --chart` prints).
-pub fn plan(file: &ClusterFile, longhorn: &LonghornPlan, out_name: &str) -> GitopsPlan {
+pub fn plan(
+    file: &ClusterFile,
+    longhorn: &LonghornPlan,
+    out_name: &str,
+    namespace_labels: &[(String, String)],
+) -> GitopsPlan {
     let cluster = file.cluster.name.to_string();
     let g = file.gitops.as_ref();
     let path = g.and_then(|g| g.path.as_ref()).map_or_else(
@@ -53,5 +60,6 @@ pub fn plan(file: &ClusterFile, longhorn: &LonghornPlan, out_name: &str) -> Gito
             .map_or(defaults::ARGOCD_NAMESPACE, |g| g.argocd_namespace())
             .to_string(),
         argocd_project: g.map_or(defaults::ARGOCD_PROJECT, |g| g.argocd_project()).to_string(),
+        namespace_labels: namespace_labels.to_vec(),
     }
 }

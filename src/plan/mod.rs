@@ -269,9 +269,18 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     if let (Some(b), Some(tools)) = (&resolved.benchmark, resolved.bench) {
         benchmark::plan(&cluster, b, tools, &mut files);
     }
-    let chart = longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_name));
+    // Labels Longhorn's namespace needs on this distribution (Talos: Pod Security `privileged`).
+    let namespace_labels: Vec<(String, String)> = resolved
+        .knowledge
+        .distributions()
+        .ok()
+        .and_then(|d| d.distributions.get(file.cluster.distribution().as_str()))
+        .map(|d| d.namespace_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    let chart =
+        longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_name, &namespace_labels));
     if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {
-        let plan = gitops::plan(file, l, &origin.out_name);
+        let plan = gitops::plan(file, l, &origin.out_name, &namespace_labels);
         let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
         let name = format!("{}.yaml", plan.mode.as_str());
         files.insert(

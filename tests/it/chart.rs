@@ -494,3 +494,38 @@ fn the_readme_example_builds_as_it_says() {
     assert_eq!(values["networkPolicies"]["type"], json!("rke2"));
     assert_eq!(values["longhornManager"]["log"]["format"], json!("json"));
 }
+
+/// What a distribution needs of Longhorn's namespace reaches the objects that create it: Talos
+/// enforces the `baseline` Pod Security level everywhere but kube-system, and Longhorn's pods
+/// are privileged.
+#[test]
+fn the_namespace_gets_the_labels_its_distribution_needs() {
+    let base =
+        "[cluster]\nname = \"c\"\ndistribution = \"talos\"\n\n[longhorn]\nversion = \"1.12.1\"\n\n";
+    for mode in ["flux", "argocd"] {
+        let toml = format!("{base}[gitops]\nmode = \"{mode}\"\n");
+        let t = Test::new().file("c.toml", &toml);
+        t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]).code(0);
+        let text = t.tree("out").remove(&format!("c/gitops/{mode}.yaml")).unwrap();
+        let docs = yaml_docs(&text);
+        let labels = match mode {
+            "flux" => docs.iter().find(|d| d["kind"] == "Namespace").unwrap()["metadata"]["labels"]
+                .clone(),
+            _ => {
+                let app = docs.iter().find(|d| d["kind"] == "Application").unwrap();
+                crate::common::validate_k8s(app, "1.37").unwrap_or_else(|e| panic!("{e:?}"));
+                app["spec"]["syncPolicy"]["managedNamespaceMetadata"]["labels"].clone()
+            }
+        };
+        assert_eq!(
+            labels["pod-security.kubernetes.io/enforce"],
+            json!("privileged"),
+            "{mode}: {text}"
+        );
+    }
+    // Elsewhere, nothing is added.
+    let t = Test::new()
+        .file("c.toml", &format!("{}[gitops]\nmode = \"argocd\"\n", base.replace("talos", "k3s")));
+    t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]).code(0);
+    assert!(!t.tree("out")["c/gitops/argocd.yaml"].contains("managedNamespaceMetadata"));
+}
