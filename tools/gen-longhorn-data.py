@@ -32,7 +32,8 @@ Where every field of releases/<version>.json comes from (paths relative to REF):
                             when chart.json has them)}; checked leaf by leaf against a walk of
                             releases/<v>/values.yaml
   template_only             chart.json `templates_reference_undeclared[].path`, sorted
-  questions                 releases/<v>/questions.yaml, every `variable` (subquestions
+  questions                 (in data/longhorn/questions/<v>.json, beside `release`)
+                            releases/<v>/questions.yaml, every `variable` (subquestions
                             included): type, min, max, default, options, label, group; a field
                             the question lacks is null. `default` is the scalar's text as
                             written in questions.yaml (`3`, `true`, `4.10` stay "3", "true",
@@ -97,6 +98,7 @@ except ImportError:  # pragma: no cover
 DEFAULT_REF = "/work/shared/ref/longhorn"
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = "data/longhorn/releases"
+QUESTIONS_DIR = "data/longhorn/questions"
 FIXTURE_DIR = "tests/fixtures/longhorn/releases"
 MOVES = "data/longhorn/moves.toml"
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -727,6 +729,11 @@ def generate(ref):
     index = []
     for rel in releases:
         del rel["_chart"], rel["_declared"]
+        # questions.yaml is read only when a values key's default says nothing of its type: its
+        # own file, so that a build does not parse it.
+        questions = rel.pop("questions")
+        files["%s/%s.json" % (QUESTIONS_DIR, rel["release"])] = dump_json(
+            {"release": rel["release"], "questions": questions})
         files["%s/%s.json" % (DATA_DIR, rel["release"])] = dump_json(rel)
         index.append({k: rel[k] for k in ("release", "minor", "app_version", "kubernetes_min")})
     files[DATA_DIR + "/index.json"] = dump_json({
@@ -748,7 +755,7 @@ def generate(ref):
 def managed_files(root):
     """Files this script owns: everything under the two output folders."""
     out = set()
-    for d in (DATA_DIR, FIXTURE_DIR):
+    for d in (DATA_DIR, QUESTIONS_DIR, FIXTURE_DIR):
         base = root / d
         if base.exists():
             out |= {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file()}

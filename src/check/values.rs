@@ -182,7 +182,17 @@ impl Walk<'_> {
         span: Option<crate::source::Span>,
     ) {
         let Some(leaf) = self.release.values.get(segments) else { return };
-        let question = self.release.questions().get(path).and_then(|q| q.kind.clone());
+        let question = match leaf.kind.as_str() {
+            // Only a `~` default leaves the type to questions.yaml.
+            "null" => match self.release.questions() {
+                Ok(q) => q.get(path).and_then(|q| q.kind.clone()),
+                Err(e) => {
+                    self.out.push(super::internal(&e));
+                    None
+                }
+            },
+            _ => None,
+        };
         let expected: Option<(&str, bool)> = match leaf.kind.as_str() {
             "string" => Some(("a string", value.is_string())),
             "int" => Some(("an integer", value.is_i64() || value.is_u64())),
@@ -211,7 +221,7 @@ impl Walk<'_> {
                 .with_help(format!(
                     "chart {}'s values.yaml has `{path}: {}`",
                     self.release.version,
-                    serde_json::to_string(&leaf.default).unwrap_or_default()
+                    leaf.default.as_ref().map_or("~", |d| d.get())
                 )),
             );
         }

@@ -31,6 +31,11 @@ pub fn release_path(version: &str) -> String {
     format!("data/longhorn/releases/{version}.json")
 }
 
+/// The repository path of a release's questions.yaml facts.
+pub fn questions_path(version: &str) -> String {
+    format!("data/longhorn/questions/{version}.json")
+}
+
 /// Everything lhc knows about Longhorn.
 #[derive(Debug)]
 pub struct Longhorn {
@@ -72,6 +77,7 @@ pub struct Entry {
     pub kubernetes_min: Minor,
     path: String,
     text: &'static str,
+    questions: &'static str,
     behaviour: Behaviour,
     parsed: OnceLock<Result<Release, DataError>>,
 }
@@ -96,8 +102,8 @@ pub struct Release {
     /// What the RecurringJob CRD of this release accepts.
     pub recurring_job: RecurringJobFacts,
     pub behaviour: Behaviour,
-    questions: Box<RawValue>,
-    questions_parsed: OnceLock<BTreeMap<String, Question>>,
+    questions: &'static str,
+    questions_parsed: OnceLock<Result<BTreeMap<String, Question>, DataError>>,
 }
 
 /// How a release behaves where lhc must act differently (`behaviour.toml`).
@@ -222,8 +228,9 @@ pub struct ValueKey {
     /// `map` (an empty map) or `null`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The default as values.yaml writes it (JSON text; `None` for `~`).
     #[serde(default)]
-    pub default: serde_json::Value,
+    pub default: Option<Box<RawValue>>,
     /// No template of the release reads it (nor a map above it or a key below it): setting it
     /// has no effect.
     #[serde(default)]
@@ -416,6 +423,7 @@ impl Longhorn {
                 Minor::parse(&r.kubernetes_min).ok_or_else(|| bad("kubernetes_min"))?;
             let path = release_path(&r.release);
             let text = file(&path)?;
+            let questions = file(&questions_path(&r.release))?;
             let b = Behaviour {
                 // Known from the release's own keys once it is parsed; see `Entry::release`.
                 default_backup_store: false,
@@ -429,6 +437,7 @@ impl Longhorn {
                 kubernetes_min,
                 path,
                 text,
+                questions,
                 behaviour: b,
                 parsed: OnceLock::new(),
             });
@@ -550,7 +559,9 @@ impl Longhorn {
 
     /// Parses every data file (the tests; lhc itself parses only what it needs).
     pub fn check_all(&self) -> Result<(), DataError> {
-        self.releases.iter().try_for_each(|e| e.release().map(|_| ()))?;
+        for entry in &self.releases {
+            entry.release()?.questions()?;
+        }
         self.moves()?;
         self.formats()?;
         self.parameters()?;
@@ -611,7 +622,6 @@ impl Entry {
                     values: BTreeMap<String, FileValue>,
                     #[serde(default)]
                     template_only: Vec<String>,
-                    questions: Box<RawValue>,
                     #[serde(default)]
                     recurring_job: RecurringJobFacts,
                 }
@@ -620,7 +630,7 @@ impl Entry {
                     #[serde(rename = "type")]
                     kind: String,
                     #[serde(default)]
-                    default: serde_json::Value,
+                    default: Option<Box<RawValue>>,
                     #[serde(default)]
                     segments: Option<Vec<String>>,
                     #[serde(default)]
@@ -658,7 +668,7 @@ impl Entry {
                     maps,
                     template_only: f.template_only.iter().map(|p| segments(p)).collect(),
                     recurring_job: f.recurring_job,
-                    questions: f.questions,
+                    questions: self.questions,
                     questions_parsed: OnceLock::new(),
                 })
             })
@@ -746,10 +756,24 @@ impl Release {
         })
     }
 
-    /// The release's questions.yaml, by variable path.
-    pub fn questions(&self) -> &BTreeMap<String, Question> {
+    /// The release's questions.yaml, by variable path (parsed when first asked for).
+    pub fn questions(&self) -> Result<&BTreeMap<String, Question>, DataError> {
+        #[derive(Deserialize)]
+        struct File {
+            release: String,
+            questions: BTreeMap<String, Question>,
+        }
         self.questions_parsed
-            .get_or_init(|| serde_json::from_str(self.questions.get()).unwrap_or_default())
+            .get_or_init(|| {
+                let path = questions_path(&self.version);
+                let f: File = super::json(&path, self.questions)?;
+                if f.release != self.version {
+                    return Err(DataError::new(&path, format!("holds release {}", f.release)));
+                }
+                Ok(f.questions)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 

@@ -16,49 +16,35 @@ pub mod recurring;
 
 use std::sync::OnceLock;
 
-/// A release's data file: its path and its text.
-macro_rules! release {
-    ($v:literal) => {
-        (
-            concat!("data/longhorn/releases/", $v, ".json"),
-            include_str!(concat!("../../data/longhorn/releases/", $v, ".json")),
-        )
+/// Every data file lhc embeds, by its path in the repository: the index, each release's tables
+/// and questions.yaml facts, then the rest.
+macro_rules! embedded {
+    ([$($v:literal),* $(,)?], $($rest:expr),* $(,)?) => {
+        &[
+            (longhorn::INDEX_PATH, include_str!("../../data/longhorn/releases/index.json")),
+            $(
+                (
+                    concat!("data/longhorn/releases/", $v, ".json"),
+                    include_str!(concat!("../../data/longhorn/releases/", $v, ".json")),
+                ),
+                (
+                    concat!("data/longhorn/questions/", $v, ".json"),
+                    include_str!(concat!("../../data/longhorn/questions/", $v, ".json")),
+                ),
+            )*
+            $($rest),*
+        ]
     };
 }
 
 /// Every data file lhc embeds, by its path in the repository.
-pub const EMBEDDED: &[(&str, &str)] = &[
-    (longhorn::INDEX_PATH, include_str!("../../data/longhorn/releases/index.json")),
-    release!("1.5.0"),
-    release!("1.5.1"),
-    release!("1.5.2"),
-    release!("1.5.3"),
-    release!("1.5.4"),
-    release!("1.5.5"),
-    release!("1.6.0"),
-    release!("1.6.1"),
-    release!("1.6.2"),
-    release!("1.6.3"),
-    release!("1.6.4"),
-    release!("1.7.0"),
-    release!("1.7.1"),
-    release!("1.7.2"),
-    release!("1.7.3"),
-    release!("1.8.0"),
-    release!("1.8.1"),
-    release!("1.8.2"),
-    release!("1.9.0"),
-    release!("1.9.1"),
-    release!("1.9.2"),
-    release!("1.10.0"),
-    release!("1.10.1"),
-    release!("1.10.2"),
-    release!("1.11.0"),
-    release!("1.11.1"),
-    release!("1.11.2"),
-    release!("1.11.3"),
-    release!("1.12.0"),
-    release!("1.12.1"),
+pub const EMBEDDED: &[(&str, &str)] = embedded!(
+    [
+        "1.5.0", "1.5.1", "1.5.2", "1.5.3", "1.5.4", "1.5.5", "1.6.0", "1.6.1", "1.6.2", "1.6.3",
+        "1.6.4", "1.7.0", "1.7.1", "1.7.2", "1.7.3", "1.8.0", "1.8.1", "1.8.2", "1.9.0", "1.9.1",
+        "1.9.2", "1.10.0", "1.10.1", "1.10.2", "1.11.0", "1.11.1", "1.11.2", "1.11.3", "1.12.0",
+        "1.12.1",
+    ],
     (longhorn::MOVES_PATH, include_str!("../../data/longhorn/moves.toml")),
     (longhorn::BEHAVIOUR_PATH, include_str!("../../data/longhorn/behaviour.toml")),
     (longhorn::QUIRKS_PATH, include_str!("../../data/longhorn/quirks.toml")),
@@ -68,7 +54,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (kubernetes::DISTRIBUTIONS_PATH, include_str!("../../data/kubernetes/distributions.toml")),
     (bench::PATH, include_str!("../../data/bench/tools.toml")),
     (nodes::PATH, include_str!("../../data/nodes/routes.toml")),
-];
+);
 
 /// The domain data. Longhorn's is loaded with it; Hetzner's catalogue and the benchmark tools
 /// only when a cluster file needs them.
