@@ -208,6 +208,51 @@ pub struct Detached {
     pub function: Option<String>,
 }
 
+/// Which volumes must be detached before Longhorn applies a changed setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachScope {
+    /// Every volume (`AreAllVolumesDetached`, `AreAllVolumesDetachedState`, every Volume
+    /// `detached`).
+    All,
+    /// Every volume of one data engine (`AreAllVolumesDetached(v1)`,
+    /// `AreAllEngineInstancesStopped(v2)`).
+    Engine(&'static str),
+    /// Every volume of the data engine whose value changes (`the data engine concerned`).
+    ChangedEngine,
+    /// Every ReadWriteMany volume (`AreAllRWXVolumesDetached`).
+    Rwx,
+}
+
+impl Detached {
+    /// Longhorn refuses the change outright while the condition does not hold (the setting
+    /// webhook or `ValidateSetting`), rather than storing it and applying it later.
+    pub fn refused(&self) -> bool {
+        self.effect.as_deref().is_some_and(|e| e.starts_with("change refused"))
+    }
+
+    /// The volumes the condition names, as longhorn-manager's functions read them.
+    pub fn scope(&self) -> DetachScope {
+        let condition = self.condition.as_deref().unwrap_or_default();
+        if condition.contains("RWX") {
+            DetachScope::Rwx
+        } else if condition.contains("(v1)") {
+            DetachScope::Engine("v1")
+        } else if condition.contains("(v2)") {
+            DetachScope::Engine("v2")
+        } else if condition.contains("data engine concerned") {
+            DetachScope::ChangedEngine
+        } else {
+            DetachScope::All
+        }
+    }
+
+    /// The condition holds only for a value that disables a data engine (turning one on needs
+    /// nothing).
+    pub fn only_when_disabling(&self) -> bool {
+        self.condition.as_deref().is_some_and(|c| c.contains("only when") && c.contains("disabl"))
+    }
+}
+
 /// A `defaultBackupStore` key.
 #[derive(Debug, Clone, Deserialize)]
 pub struct StoreKey {
@@ -473,6 +518,17 @@ impl Longhorn {
         self.releases.iter().filter(|r| r.minor == minor).collect()
     }
 
+    /// The newest release of a minor line lhc knows.
+    pub fn newest_of(&self, minor: Minor) -> Option<&Entry> {
+        self.releases.iter().rev().find(|r| r.minor == minor)
+    }
+
+    /// The release whose data describes `version`: that release, or for a patch release lhc
+    /// does not know (`treat_as`), the newest known release of its line.
+    pub fn describing(&self, version: &str) -> Option<&Entry> {
+        self.entry(version).or_else(|| self.newest_of(Minor::parse(version)?))
+    }
+
     /// The minor lines lhc knows, oldest first.
     pub fn lines(&self) -> Vec<Minor> {
         let mut lines: Vec<Minor> = self.releases.iter().map(|r| r.minor).collect();
@@ -671,6 +727,15 @@ impl Release {
     /// The manager's default of a setting, when this release defines the setting and a default.
     pub fn default_of(&self, key: &str) -> Option<&str> {
         self.settings.get(key)?.default.as_deref()
+    }
+
+    /// The `defaultSettings` key that writes a settings ConfigMap key (`taint-toleration` →
+    /// `taintToleration`), and its setting.
+    pub fn setting_named(&self, name: &str) -> Option<(&str, &Setting)> {
+        self.settings
+            .iter()
+            .find(|(_, s)| s.name.as_deref() == Some(name) && s.known_to_manager())
+            .map(|(k, s)| (k.as_str(), s))
     }
 
     /// A boolean setting's default in this release.
