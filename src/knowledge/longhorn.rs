@@ -843,6 +843,36 @@ mod tests {
     }
 
     #[test]
+    fn every_detach_condition_names_its_volumes() {
+        for entry in longhorn().releases() {
+            let r = entry.release().unwrap();
+            for (key, setting) in &r.settings {
+                let name = setting.name.as_deref().unwrap_or_default();
+                for d in &setting.requires_detached {
+                    let expected = if name.contains("rwx") {
+                        DetachScope::Rwx
+                    } else if name.contains("guaranteed-instance-manager-cpu") {
+                        DetachScope::ChangedEngine
+                    } else if r.minor >= Minor(1, 6) && name == "v1-data-engine" {
+                        DetachScope::Engine("v1")
+                    } else if r.minor >= Minor(1, 6) && name == "v2-data-engine" {
+                        DetachScope::Engine("v2")
+                    } else {
+                        DetachScope::All
+                    };
+                    assert_eq!(d.scope(), expected, "{} {key}: {:?}", r.version, d.condition);
+                    let engine_switch = name.ends_with("-data-engine") && r.minor >= Minor(1, 6);
+                    assert_eq!(d.only_when_disabling(), engine_switch, "{} {key}", r.version);
+                }
+                let refused = setting.requires_detached.iter().any(Detached::refused);
+                if !setting.requires_detached.is_empty() && r.minor == Minor(1, 5) {
+                    assert!(refused, "1.5 refuses every such change: {} {key}", r.version);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn paths_split_and_join() {
         let s = segments("global.cattle.windowsCluster.nodeSelector[\"kubernetes.io/os\"]");
         assert_eq!(s, ["global", "cattle", "windowsCluster", "nodeSelector", "kubernetes.io/os"]);
