@@ -256,10 +256,14 @@ fn scalar_text(v: &serde_json::Value) -> String {
 fn pasted(text: &str) -> String {
     match crate::yaml::parse_stream(text).ok().as_deref() {
         Some([]) => String::new(),
-        Some([v @ (serde_json::Value::String(_)
-        | serde_json::Value::Bool(_)
-        | serde_json::Value::Number(_)
-        | serde_json::Value::Null)]) => scalar_text(v),
+        Some(
+            [
+                v @ (serde_json::Value::String(_)
+                | serde_json::Value::Bool(_)
+                | serde_json::Value::Number(_)
+                | serde_json::Value::Null),
+            ],
+        ) => scalar_text(v),
         _ => text.to_string(),
     }
 }
