@@ -3,7 +3,8 @@
 //! text diff hides: what Kubernetes and Longhorn will actually do with the change. The warnings
 //! compare the facts recorded in the previous manifest with the new plan's, never rendered
 //! text; only a manifest of lhc's first format, which has no facts, makes [`legacy`] read them
-//! back from the files (and a note says so).
+//! back from the files (and a note says so). [`upgrade`] holds the checks `build` and `check`
+//! also run, those of Longhorn's pre-upgrade checker: the upgrade path and the settings.
 
 pub mod legacy;
 pub mod upgrade;

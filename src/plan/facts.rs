@@ -1,6 +1,7 @@
 //! The semantic facts of a build: what Kubernetes and Longhorn will make of the output (chart
 //! release, namespace, the chart's class, every StorageClass with its parameters and replicas,
-//! every pool with its nodes, disk annotation and tags, every RecurringJob). `emit` records them in
+//! every pool with its nodes, disk annotation and tags, every RecurringJob, the settings
+//! ConfigMap as Longhorn reads it). `emit` records them in
 //! `.lhc-manifest.json`; `diff` compares the recorded facts of the last build with the facts of
 //! the new plan, never the rendered text, so rewording a template cannot change what diff says.
 
