@@ -379,6 +379,14 @@ pub enum Message {
     RecurringJobRemoved { name: String },
     #[error("RecurringJob `{name}` keeps fewer: `retain` goes from {from} to {to}")]
     RecurringJobRetainLowered { name: String, from: i64, to: i64 },
+    #[error(
+        "the Longhorn chart goes from {from} to {to}, skipping {skipped}: upgrade to {first} first"
+    )]
+    UpgradeSkipsMinor { from: String, to: String, skipped: String, first: String },
+    #[error("`{key}` changes {change}: {when}")]
+    SettingNeedsDetachedVolumes { key: String, change: String, when: String },
+    #[error("`{key}` is no longer written, but Longhorn keeps {value}")]
+    SettingNotReset { key: String, value: String },
 
     // --- running lhc -------------------------------------------------------------------------
     #[error("cannot read {path}: {reason}")]
@@ -596,6 +604,9 @@ codes! {
     OldManifest => "old-manifest",
     RecurringJobRemoved => "recurring-job-removed",
     RecurringJobRetainLowered => "recurring-job-retain-lowered",
+    UpgradeSkipsMinor => "upgrade-skips-minor",
+    SettingNeedsDetachedVolumes => "setting-needs-detached-volumes",
+    SettingNotReset => "setting-not-reset",
     CannotRead => "cannot-read",
     CannotWrite => "cannot-write",
     Usage => "usage",

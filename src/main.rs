@@ -63,6 +63,13 @@ enum Command {
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The output folder of `build`: when it holds a previous build of a cluster, also
+        /// check the upgrade from it (release path, settings).
+        #[arg(short, long, value_name = "DIR", default_value = "out")]
+        out: PathBuf,
+        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
+        #[arg(long)]
+        allow_minor_skip: bool,
     },
     /// Compile cluster files and write the output tree (all or nothing).
     Build {
@@ -77,6 +84,9 @@ enum Command {
         /// Overwrite or remove files edited by hand, and files lhc did not write.
         #[arg(long)]
         force: bool,
+        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
+        #[arg(long)]
+        allow_minor_skip: bool,
     },
     /// Show what `build` would change in the output tree, and what the change means.
     Diff {
@@ -89,6 +99,9 @@ enum Command {
         /// 2 changes, 1 error, as `terraform plan -detailed-exitcode`.
         #[arg(long, value_enum, default_value_t = ExitCodeStyle::Kubectl)]
         exit_code_style: ExitCodeStyle,
+        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
+        #[arg(long)]
+        allow_minor_skip: bool,
     },
     /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout, and nothing
     /// else (for an Argo CD plugin, or `| kubectl apply -f -`). Under Argo CD it reads
@@ -180,17 +193,23 @@ fn main() -> ExitCode {
         color_out: color_for(std::io::stdout().is_terminal()),
     };
     let outcome = match cli.command {
-        Command::Check { files } => commands::check::run(&ui, &files),
-        Command::Build { files, out, check: true, .. } => commands::build::check(&ui, &files, &out),
-        Command::Build { files, out, check: false, force } => {
-            commands::build::run(&ui, &files, &out, force)
+        Command::Check { files, out, allow_minor_skip } => {
+            commands::check::run(&ui, &files, &out, &lhc::diff::Options { allow_minor_skip })
         }
-        Command::Diff { files, out, exit_code_style } => {
+        Command::Build { files, out, check: true, allow_minor_skip, .. } => {
+            commands::build::check(&ui, &files, &out, &lhc::diff::Options { allow_minor_skip })
+        }
+        Command::Build { files, out, check: false, force, allow_minor_skip } => {
+            let options = lhc::diff::Options { allow_minor_skip };
+            commands::build::run(&ui, &files, &out, force, &options)
+        }
+        Command::Diff { files, out, exit_code_style, allow_minor_skip } => {
             let style = match exit_code_style {
                 ExitCodeStyle::Kubectl => commands::diff::ExitCodeStyle::Kubectl,
                 ExitCodeStyle::Terraform => commands::diff::ExitCodeStyle::Terraform,
             };
-            commands::diff::run(&ui, &files, &out, style)
+            let options = lhc::diff::Options { allow_minor_skip };
+            commands::diff::run(&ui, &files, &out, style, &options)
         }
         Command::Render { file, chart } => commands::render::run(
             &ui,

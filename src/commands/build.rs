@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::units::{self, Mode, Unit};
 use super::{FAILED, INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Message, Severity};
+use crate::diff::Options;
 use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
 
 /// Compiles every file for writing into `out`; the diagnostics are already in `outcome`.
@@ -23,7 +24,7 @@ pub(crate) fn prepare(units: &[Unit], out: &Path, force: bool) -> Vec<Changes> {
         .collect()
 }
 
-pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> Outcome {
+pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Options) -> Outcome {
     let units = match compile(ui, files, out) {
         Ok(u) => u,
         Err(o) => return o,
@@ -47,6 +48,19 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> Outcome {
         return outcome;
     }
     let all = prepare(&units, out, force);
+    // What Longhorn's pre-upgrade checker would refuse, and how Longhorn takes the settings:
+    // against the build on disk, before anything is written.
+    let outputs = units.iter().filter_map(|u| u.compiled.output.as_ref());
+    let upgrade: Vec<Diagnostic> = outputs
+        .zip(&all)
+        .flat_map(|(o, c)| crate::diff::upgrade_checks(&o.plan, &o.tree, c, options))
+        .collect();
+    outcome.diagnostics(ui, &upgrade, None);
+    if let Some(count) = crate::diagnostic::render::count(&upgrade) {
+        outcome.summary(ui, Severity::Error, &format!("{count}; nothing was written"));
+        outcome.code = INVALID;
+        return outcome;
+    }
     match emit::commit(out, &all) {
         Ok(()) => {}
         Err(Failure::Conflicts(conflicts)) => {
@@ -123,8 +137,8 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool) -> Outcome {
 }
 
 /// `build --check`: 0 up to date, 1 stale (with the diff), 2 error.
-pub fn check(ui: &Ui, files: &[PathBuf], out: &Path) -> Outcome {
-    let (mut outcome, diffs) = match super::diff::compare(ui, files, out) {
+pub fn check(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome {
+    let (mut outcome, diffs) = match super::diff::compare(ui, files, out, options) {
         Ok(x) => x,
         Err(o) => return o,
     };

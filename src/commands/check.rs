@@ -1,24 +1,51 @@
-//! `lhc check FILE...`: validate, print every diagnostic.
+//! `lhc check FILE... [-o DIR]`: validate, print every diagnostic. When `DIR` (default `out`)
+//! holds a previous build of a cluster, also what `build` would refuse or warn about going from
+//! it to this file (the upgrade path, settings that need detached volumes or are not reset).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::units::{self, Mode};
 use super::{FAILED, INVALID, OK, Outcome, Ui};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::diff::Options;
 
-pub fn run(ui: &Ui, files: &[PathBuf]) -> Outcome {
-    let units = match units::compile_all(files, None, Mode::Check) {
+pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome {
+    // The upgrade checks need the plan, so a previous build means compiling in full.
+    let (mode, folder) =
+        if out.is_dir() { (Mode::Compile, Some(out)) } else { (Mode::Check, None) };
+    let units = match units::compile_all(files, folder, mode) {
         Ok(u) => u,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
     };
-    let mut out = Outcome::default();
-    if super::report_units(&mut out, ui, &units, false) {
-        out.code = INVALID;
-        return out;
+    let mut outcome = Outcome::default();
+    if super::report_units(&mut outcome, ui, &units, false) {
+        outcome.code = INVALID;
+        return outcome;
+    }
+    // Each unit's upgrade diagnostics, printed once, after the file's own.
+    let upgrade: Vec<Vec<Diagnostic>> = units
+        .iter()
+        .map(|u| match (&u.compiled.output, folder) {
+            (Some(o), Some(dir))
+                if dir.join(&o.plan.cluster).join(crate::emit::MANIFEST).is_file() =>
+            {
+                let changes =
+                    crate::emit::prepare(dir, &o.plan.cluster, &o.tree, &o.plan.facts, false);
+                crate::diff::upgrade_checks(&o.plan, &o.tree, &changes, options)
+            }
+            _ => vec![],
+        })
+        .collect();
+    let all: Vec<Diagnostic> = upgrade.iter().flatten().cloned().collect();
+    outcome.diagnostics(ui, &all, None);
+    if let Some(count) = crate::diagnostic::render::count(&all) {
+        outcome.summary(ui, Severity::Error, &count);
+        outcome.code = INVALID;
+        return outcome;
     }
     if ui.human() {
-        for u in &units {
-            use crate::diagnostic::Severity;
-            let d = &u.compiled.diagnostics;
+        for (u, extra) in units.iter().zip(&upgrade) {
+            let d: Vec<&Diagnostic> = u.compiled.diagnostics.iter().chain(extra).collect();
             let warnings = d.iter().filter(|d| d.severity == Severity::Warning).count();
             let notes = d.iter().filter(|d| d.severity == Severity::Note).count();
             let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
@@ -29,9 +56,9 @@ pub fn run(ui: &Ui, files: &[PathBuf]) -> Outcome {
                 .collect();
             let note =
                 if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
-            out.print(&format!("{}: ok{note}\n", u.source.name()));
+            outcome.print(&format!("{}: ok{note}\n", u.source.name()));
         }
     }
-    out.code = OK;
-    out
+    outcome.code = OK;
+    outcome
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{MessageFormat, Outcome, Ui};
-use crate::diff::ClusterDiff;
+use crate::diff::{ClusterDiff, Options};
 
 /// Which exit codes `diff` uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,7 @@ pub(crate) fn compare(
     ui: &Ui,
     files: &[PathBuf],
     out: &Path,
+    options: &Options,
 ) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
     let units = super::build::compile(ui, files, out)?;
     let mut outcome = Outcome::default();
@@ -33,7 +34,7 @@ pub(crate) fn compare(
         .filter_map(|u| u.compiled.output.as_ref())
         .map(|o| {
             let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
-            crate::diff::diff(&o.plan, &o.tree, changes, &out.display().to_string())
+            crate::diff::diff(&o.plan, &o.tree, changes, &out.display().to_string(), options)
         })
         .collect();
     Ok((outcome, diffs))
@@ -48,12 +49,21 @@ pub(crate) fn show(outcome: &mut Outcome, ui: &Ui, diffs: &[ClusterDiff], out: &
     }
 }
 
-pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, style: ExitCodeStyle) -> Outcome {
+/// Exit codes: `same` without differences, `changed` with some, `failed` when an input is
+/// invalid or `build` would refuse the change (an upgrade that skips a minor line); the diff
+/// and every warning are shown in every case but the invalid input.
+pub fn run(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: &Path,
+    style: ExitCodeStyle,
+    options: &Options,
+) -> Outcome {
     let (same, changed, failed) = match style {
         ExitCodeStyle::Kubectl => (0, 1, 2),
         ExitCodeStyle::Terraform => (0, 2, 1),
     };
-    let (mut outcome, diffs) = match compare(ui, files, out) {
+    let (mut outcome, diffs) = match compare(ui, files, out, options) {
         Ok(x) => x,
         Err(mut o) => {
             o.code = failed;
@@ -61,6 +71,12 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, style: ExitCodeStyle) -> Outc
         }
     };
     show(&mut outcome, ui, &diffs, out);
-    outcome.code = if diffs.iter().all(ClusterDiff::is_clean) { same } else { changed };
+    outcome.code = if diffs.iter().any(ClusterDiff::has_errors) {
+        failed
+    } else if diffs.iter().all(ClusterDiff::is_clean) {
+        same
+    } else {
+        changed
+    };
     outcome
 }

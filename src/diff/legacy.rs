@@ -51,6 +51,25 @@ pub fn facts(changes: &Changes, tree: &Tree) -> Facts {
     facts
 }
 
+/// The settings ConfigMap of the build on disk, read back from its values file with the data of
+/// its chart release ([`crate::plan::facts::settings`]); `None` without a values file or a
+/// release lhc knows.
+pub fn settings(
+    changes: &Changes,
+    tree: &Tree,
+    chart: Option<&str>,
+) -> Option<BTreeMap<String, String>> {
+    let path = format!("{}/longhorn-values.yaml", changes.cluster);
+    let text = match changes.changes.iter().find(|c| c.path == path) {
+        Some(c) => c.old.clone(),
+        None => tree.get(&path).cloned(),
+    }?;
+    let knowledge = crate::knowledge::load().ok()?;
+    let release = knowledge.longhorn.describing(chart?)?.release().ok()?;
+    let values = docs(&text).into_iter().next()?;
+    Some(crate::plan::facts::settings(release, values.get("defaultSettings")))
+}
+
 fn docs(text: &str) -> Vec<Value> {
     crate::yaml::parse_stream(text).unwrap_or_default()
 }

@@ -3,9 +3,11 @@
 //! text diff hides: what Kubernetes and Longhorn will actually do with the change. The warnings
 //! compare the facts recorded in the previous manifest with the new plan's, never rendered
 //! text; only a manifest of lhc's first format, which has no facts, makes [`legacy`] read them
-//! back from the files (and a note says so).
+//! back from the files (and a note says so). [`upgrade`] holds the checks `build` and `check`
+//! also run, those of Longhorn's pre-upgrade checker: the upgrade path and the settings.
 
 pub mod legacy;
+pub mod upgrade;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,10 +17,10 @@ use similar::TextDiff;
 
 use crate::diagnostic::{Diagnostic, Message};
 use crate::emit::{Change, ChangeKind, Changes, ConflictKind};
-use crate::knowledge::Minor;
 use crate::plan::facts::{ClassFacts, PoolFacts};
 use crate::plan::{DiskConfig, Facts, Plan};
 use crate::render::Tree;
+pub use upgrade::Options;
 
 /// What `diff` found for one cluster.
 #[derive(Debug)]
@@ -31,12 +33,23 @@ impl ClusterDiff {
     pub fn is_clean(&self) -> bool {
         self.changes.is_clean()
     }
+
+    /// Whether `build` would refuse the change (an upgrade that skips a minor line).
+    pub fn has_errors(&self) -> bool {
+        self.warnings.iter().any(Diagnostic::is_error)
+    }
 }
 
 /// Compares the previous build (its manifest's facts, or its files for an old manifest) with
 /// the new plan.
 /// `out` names the output folder in messages.
-pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, out: &str) -> ClusterDiff {
+pub fn diff(
+    plan: &Plan,
+    tree: &Tree,
+    changes: Changes,
+    out: &str,
+    options: &Options,
+) -> ClusterDiff {
     let mut warnings = vec![];
     for conflict in &changes.conflicts {
         if conflict.kind == ConflictKind::EditedByHand {
@@ -49,34 +62,59 @@ pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, out: &str) -> ClusterDif
             );
         }
     }
-    let old = match (&changes.previous.facts, changes.previous.format) {
-        (Some(facts), _) => Some(facts.clone()),
-        (None, Some(_)) => {
-            warnings.push(
-                Diagnostic::note(
-                    Message::OldManifest {
-                        path: format!("{out}/{}/{}", changes.cluster, crate::emit::MANIFEST),
-                    },
-                    None,
-                )
-                .with_help("what diff says about the chart, classes and nodes is read back from the files this time; `lhc build` records the facts from now on"),
-            );
-            Some(legacy::facts(&changes, tree))
-        }
-        // A first build: there is nothing to compare with.
-        (None, None) => None,
-    };
+    let (old, note) = previous(&changes, tree, out);
+    warnings.extend(note);
     if let Some(old) = &old {
-        warnings.extend(compare(old, &plan.facts));
+        warnings.extend(compare(old, &plan.facts, options));
     }
     ClusterDiff { changes, warnings }
 }
 
+/// The facts of the build on disk: its manifest's, or, for a manifest of lhc's first format,
+/// read back from its files (with the note that says so); `None` for a first build. Settings a
+/// manifest does not record (lhc before it recorded them) are read back from the values file.
+pub fn previous(changes: &Changes, tree: &Tree, out: &str) -> (Option<Facts>, Option<Diagnostic>) {
+    let (mut old, note) = match (&changes.previous.facts, changes.previous.format) {
+        (Some(facts), _) => (Some(facts.clone()), None),
+        (None, Some(_)) => {
+            let note = Diagnostic::note(
+                Message::OldManifest {
+                    path: format!("{out}/{}/{}", changes.cluster, crate::emit::MANIFEST),
+                },
+                None,
+            )
+            .with_help("what diff says about the chart, classes and nodes is read back from the files this time; `lhc build` records the facts from now on");
+            (Some(legacy::facts(changes, tree)), Some(note))
+        }
+        // A first build: there is nothing to compare with.
+        (None, None) => (None, None),
+    };
+    if let Some(old) = old.as_mut().filter(|o| o.settings.is_none()) {
+        old.settings = legacy::settings(changes, tree, old.chart.as_deref());
+    }
+    (old, note)
+}
+
+/// What Longhorn's pre-upgrade checker would say about going from the build on disk to `plan`,
+/// and what Longhorn does with its changed settings ([`upgrade`]): for `build` and `check`,
+/// which show no diff.
+pub fn upgrade_checks(
+    plan: &Plan,
+    tree: &Tree,
+    changes: &Changes,
+    options: &Options,
+) -> Vec<Diagnostic> {
+    match previous(changes, tree, "") {
+        (Some(old), _) => upgrade::check(&old, &plan.facts, options),
+        (None, _) => vec![],
+    }
+}
+
 /// Every consequence of going from `old` to `new`.
-pub fn compare(old: &Facts, new: &Facts) -> Vec<Diagnostic> {
-    let mut out = vec![];
+pub fn compare(old: &Facts, new: &Facts, options: &Options) -> Vec<Diagnostic> {
+    let mut out = upgrade::check(old, new, options);
     storage_classes(&old.classes, &new.classes, &new.namespace, &mut out);
-    chart(old, new, &mut out);
+    default_class(old, new, &mut out);
     nodes(old, new, &mut out);
     recurring_jobs(old, new, &mut out);
     out
@@ -230,22 +268,10 @@ fn recurring_jobs(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn version_key(v: &str) -> Option<(Minor, u32)> {
-    let minor = Minor::parse(v)?;
-    let patch = v.split('.').nth(2)?.parse().ok()?;
-    Some((minor, patch))
-}
-
-/// The chart release and the chart's own class.
-fn chart(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
-    let (Some(a), Some(b)) = (&old.chart, &new.chart) else { return };
-    if let (Some(ka), Some(kb)) = (version_key(a), version_key(b)) {
-        if kb < ka {
-            out.push(
-                Diagnostic::warning(Message::ChartDowngrade { from: a.clone(), to: b.clone() }, None)
-                    .with_help("Longhorn does not support downgrades; keep the version, or restore the cluster from a backup taken before the upgrade"),
-            );
-        }
+/// The chart's own class.
+fn default_class(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+    if old.chart.is_none() || new.chart.is_none() {
+        return;
     }
     if old.persistence != new.persistence {
         let (m0, m1) = (&old.persistence, &new.persistence);
@@ -456,13 +482,19 @@ pub fn report(diffs: &[ClusterDiff], out: &str, color: bool) -> String {
     }
     for d in diffs {
         let count = |k: ChangeKind| d.changes.changes.iter().filter(|c| c.kind == k).count();
-        let n =
-            d.warnings.iter().filter(|w| !matches!(w.message, Message::OldManifest { .. })).count();
-        let warnings = match n {
-            0 => String::new(),
-            1 => ", 1 warning".into(),
-            n => format!(", {n} warnings"),
+        let count_of = |severity: crate::diagnostic::Severity| {
+            d.warnings.iter().filter(|w| w.severity == severity).count()
         };
+        let plural = |n: usize, what: &str| match n {
+            0 => String::new(),
+            1 => format!(", 1 {what}"),
+            n => format!(", {n} {what}s"),
+        };
+        let warnings = format!(
+            "{}{}",
+            plural(count_of(crate::diagnostic::Severity::Error), "error"),
+            plural(count_of(crate::diagnostic::Severity::Warning), "warning")
+        );
         if d.is_clean() {
             text.push_str(&format!("{out}/{}: no changes{warnings}\n", d.changes.cluster));
         } else {

@@ -214,6 +214,51 @@ pub struct Detached {
     pub function: Option<String>,
 }
 
+/// Which volumes must be detached before Longhorn applies a changed setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachScope {
+    /// Every volume (`AreAllVolumesDetached`, `AreAllVolumesDetachedState`, every Volume
+    /// `detached`).
+    All,
+    /// Every volume of one data engine (`AreAllVolumesDetached(v1)`,
+    /// `AreAllEngineInstancesStopped(v2)`).
+    Engine(&'static str),
+    /// Every volume of the data engine whose value changes (`the data engine concerned`).
+    ChangedEngine,
+    /// Every ReadWriteMany volume (`AreAllRWXVolumesDetached`).
+    Rwx,
+}
+
+impl Detached {
+    /// Longhorn refuses the change outright while the condition does not hold (the setting
+    /// webhook or `ValidateSetting`), rather than storing it and applying it later.
+    pub fn refused(&self) -> bool {
+        self.effect.as_deref().is_some_and(|e| e.starts_with("change refused"))
+    }
+
+    /// The volumes the condition names, as longhorn-manager's functions read them.
+    pub fn scope(&self) -> DetachScope {
+        let condition = self.condition.as_deref().unwrap_or_default();
+        if condition.contains("RWX") {
+            DetachScope::Rwx
+        } else if condition.contains("(v1)") {
+            DetachScope::Engine("v1")
+        } else if condition.contains("(v2)") {
+            DetachScope::Engine("v2")
+        } else if condition.contains("data engine concerned") {
+            DetachScope::ChangedEngine
+        } else {
+            DetachScope::All
+        }
+    }
+
+    /// The condition holds only for a value that disables a data engine (turning one on needs
+    /// nothing).
+    pub fn only_when_disabling(&self) -> bool {
+        self.condition.as_deref().is_some_and(|c| c.contains("only when") && c.contains("disabl"))
+    }
+}
+
 /// A `defaultBackupStore` key.
 #[derive(Debug, Clone, Deserialize)]
 pub struct StoreKey {
@@ -482,6 +527,17 @@ impl Longhorn {
         self.releases.iter().filter(|r| r.minor == minor).collect()
     }
 
+    /// The newest release of a minor line lhc knows.
+    pub fn newest_of(&self, minor: Minor) -> Option<&Entry> {
+        self.releases.iter().rev().find(|r| r.minor == minor)
+    }
+
+    /// The release whose data describes `version`: that release, or for a patch release lhc
+    /// does not know (`treat_as`), the newest known release of its line.
+    pub fn describing(&self, version: &str) -> Option<&Entry> {
+        self.entry(version).or_else(|| self.newest_of(Minor::parse(version)?))
+    }
+
     /// The minor lines lhc knows, oldest first.
     pub fn lines(&self) -> Vec<Minor> {
         let mut lines: Vec<Minor> = self.releases.iter().map(|r| r.minor).collect();
@@ -683,6 +739,15 @@ impl Release {
         self.settings.get(key)?.default.as_deref()
     }
 
+    /// The `defaultSettings` key that writes a settings ConfigMap key (`taint-toleration` →
+    /// `taintToleration`), and its setting.
+    pub fn setting_named(&self, name: &str) -> Option<(&str, &Setting)> {
+        self.settings
+            .iter()
+            .find(|(_, s)| s.name.as_deref() == Some(name) && s.known_to_manager())
+            .map(|(k, s)| (k.as_str(), s))
+    }
+
     /// A boolean setting's default in this release.
     pub fn default_bool(&self, key: &str) -> Option<bool> {
         self.default_of(key)?.parse().ok()
@@ -799,6 +864,36 @@ mod tests {
         assert_eq!(k.line(Minor(1, 12)).len(), 2);
         assert!(k.parameters().unwrap().param.contains_key("recurringJobSelector"));
         assert!(k.parameters().unwrap().driver.contains_key("share"));
+    }
+
+    #[test]
+    fn every_detach_condition_names_its_volumes() {
+        for entry in longhorn().releases() {
+            let r = entry.release().unwrap();
+            for (key, setting) in &r.settings {
+                let name = setting.name.as_deref().unwrap_or_default();
+                for d in &setting.requires_detached {
+                    let expected = if name.contains("rwx") {
+                        DetachScope::Rwx
+                    } else if name.contains("guaranteed-instance-manager-cpu") {
+                        DetachScope::ChangedEngine
+                    } else if r.minor >= Minor(1, 6) && name == "v1-data-engine" {
+                        DetachScope::Engine("v1")
+                    } else if r.minor >= Minor(1, 6) && name == "v2-data-engine" {
+                        DetachScope::Engine("v2")
+                    } else {
+                        DetachScope::All
+                    };
+                    assert_eq!(d.scope(), expected, "{} {key}: {:?}", r.version, d.condition);
+                    let engine_switch = name.ends_with("-data-engine") && r.minor >= Minor(1, 6);
+                    assert_eq!(d.only_when_disabling(), engine_switch, "{} {key}", r.version);
+                }
+                let refused = setting.requires_detached.iter().any(Detached::refused);
+                if !setting.requires_detached.is_empty() && r.minor == Minor(1, 5) {
+                    assert!(refused, "1.5 refuses every such change: {} {key}", r.version);
+                }
+            }
+        }
     }
 
     #[test]

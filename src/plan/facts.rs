@@ -1,6 +1,7 @@
 //! The semantic facts of a build: what Kubernetes and Longhorn will make of the output (chart
 //! release, namespace, the chart's class, every StorageClass with its parameters and replicas,
-//! every pool with its nodes, disk annotation and tags, every RecurringJob). `emit` records them in
+//! every pool with its nodes, disk annotation and tags, every RecurringJob, the settings
+//! ConfigMap as Longhorn reads it). `emit` records them in
 //! `.lhc-manifest.json`; `diff` compares the recorded facts of the last build with the facts of
 //! the new plan, never the rendered text, so rewording a template cannot change what diff says.
 
@@ -28,6 +29,12 @@ pub struct Facts {
     /// Every RecurringJob lhc writes, by name (absent from manifests of builds without any).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub recurring_jobs: BTreeMap<String, RecurringJobFacts>,
+    /// What the chart's settings ConfigMap (`longhorn-default-setting`) holds, as Longhorn
+    /// reads it: setting name (`taint-toleration`) → value, the chart's own defaults included
+    /// (`priority-class: longhorn-critical` from 1.6). `None` without Longhorn, and in
+    /// manifests of lhc before it recorded them (`diff` then reads the values file back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -189,5 +196,75 @@ pub(super) fn of(
         classes,
         pools,
         recurring_jobs: BTreeMap::new(),
+        settings: release
+            .zip(longhorn)
+            .map(|(r, l)| settings(r, l.value("defaultSettings").as_ref())),
+    }
+}
+
+/// The settings ConfigMap a release's chart renders from these `defaultSettings` values, as
+/// Longhorn reads it: setting name → value. Keys the values leave out render the chart's own
+/// default when values.yaml has one; keys that reach no manager setting are left out.
+///
+/// Each value goes through the release's template as Helm renders it: a `quoted` or
+/// `string-required` key arrives as the value's text; a `bare` key is pasted into the
+/// ConfigMap's YAML, so Longhorn reads what a YAML parser makes of the text (a string written
+/// with its own quotes loses them).
+pub fn settings(
+    release: &Release,
+    default_settings: Option<&serde_json::Value>,
+) -> BTreeMap<String, String> {
+    use crate::knowledge::longhorn::Render;
+    let written = default_settings.and_then(serde_json::Value::as_object);
+    let mut out = BTreeMap::new();
+    // Chart defaults first, so that a value written for the same setting replaces them.
+    for explicit in [false, true] {
+        for (key, setting) in &release.settings {
+            let Some(name) = setting.name.as_ref().filter(|_| setting.known_to_manager()) else {
+                continue;
+            };
+            let value = match (explicit, written.and_then(|w| w.get(key))) {
+                (true, Some(v)) => v,
+                (false, None) => match &setting.chart_default {
+                    Some(v) if !v.is_null() => v,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let text = match setting.render {
+                Render::Quoted | Render::StringRequired => scalar_text(value),
+                Render::Bare | Render::Other => match value {
+                    serde_json::Value::String(s) => pasted(s),
+                    other => scalar_text(other),
+                },
+            };
+            out.insert(name.clone(), text);
+        }
+    }
+    out
+}
+
+/// A value's text as Helm prints it into a template.
+fn scalar_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// What Longhorn reads from `key: <text>` in the ConfigMap's YAML.
+fn pasted(text: &str) -> String {
+    match crate::yaml::parse_stream(text).ok().as_deref() {
+        Some([]) => String::new(),
+        Some(
+            [
+                v @ (serde_json::Value::String(_)
+                | serde_json::Value::Bool(_)
+                | serde_json::Value::Number(_)
+                | serde_json::Value::Null),
+            ],
+        ) => scalar_text(v),
+        _ => text.to_string(),
     }
 }

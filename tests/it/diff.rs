@@ -28,6 +28,17 @@ fn hcloud() -> String {
     profile("hcloud-longhorn")
 }
 
+/// The hcloud profile on another Longhorn release.
+fn hcloud_at(version: &str) -> String {
+    let text = hcloud();
+    let pinned = format!("version = \"{PROFILE_RELEASE}\"");
+    assert!(text.contains(&pinned), "the hcloud profile no longer pins Longhorn {PROFILE_RELEASE}");
+    text.replace(&pinned, &format!("version = \"{version}\""))
+}
+
+/// The Longhorn release the hcloud profile pins.
+const PROFILE_RELEASE: &str = "1.12.1";
+
 #[test]
 fn no_changes_exits_0() {
     golden("no-changes", &scenario(&hcloud(), &hcloud(), None, DIFF), 0);
@@ -270,6 +281,8 @@ fn warning_scenarios() -> Vec<(String, String, Vec<&'static str>)> {
             vec!["replicas-on-removed-disk"],
         ),
         (h.clone(), h.replace("[[storage_class]]\nname = \"longhorn-fast-2\"", "[[storage_class]]\nname = \"longhorn-fast-two\""), vec!["storageclass-removed"]),
+        (h.clone(), placed(), vec!["setting-needs-detached-volumes"]),
+        (h.clone(), unset(), vec!["setting-not-reset"]),
     ]
 }
 
@@ -384,4 +397,204 @@ fn a_new_selector_says_how_to_label_the_volumes_a_class_has() {
         out.stdout
     );
     golden("recurring-job-selector-changed", &out, 1);
+}
+
+/// The hcloud profile with Longhorn's components placed on tainted nodes, in a priority class.
+fn placed() -> String {
+    hcloud().replace(
+        "[longhorn.settings]",
+        "[longhorn.placement]\ntolerations = [\"storage=true:NoSchedule\"]\npriority_class = \"storage-critical\"\n\n[longhorn.settings]",
+    )
+}
+
+/// The hcloud profile without its one `[longhorn.settings]` key.
+fn unset() -> String {
+    hcloud().replace("kubernetesClusterAutoscalerEnabled = true\n", "")
+}
+
+#[test]
+fn an_upgrade_that_skips_a_minor_line_is_refused() {
+    let old = hcloud_at("1.10.2");
+    let t = Test::new().file("c.toml", &old);
+    t.run_args(&["build", "c.toml"]).code(0);
+    let before = t.tree("out");
+    std::fs::write(t.path().join("c.toml"), hcloud()).unwrap();
+    // diff shows the change and the error, and exits as for an error.
+    let diff = t.run_args(DIFF);
+    golden("upgrade-skips-minor", &diff, 2);
+    let terraform = t.run_args(&["diff", "c.toml", "--exit-code-style", "terraform"]);
+    terraform.code(1);
+    // build refuses it and writes nothing; check says so too.
+    let build = t.run_args(&["build", "c.toml", "--color", "never"]);
+    build.code(1);
+    assert!(build.stderr.contains("error[upgrade-skips-minor]"), "{}", build.stderr);
+    assert!(build.stderr.contains("nothing was written"), "{}", build.stderr);
+    assert!(build.stdout.is_empty(), "{}", build.stdout);
+    assert_eq!(t.tree("out"), before, "nothing was written");
+    let check = t.run_args(&["check", "c.toml", "--color", "never"]);
+    check.code(1);
+    assert!(check.stderr.contains("error[upgrade-skips-minor]"), "{}", check.stderr);
+    // Without the previous output there is nothing to compare with.
+    t.run_args(&["check", "c.toml", "-o", "elsewhere"]).code(0);
+    // Allowed, it is a warning, and the build goes through.
+    let allowed = t.run_args(&["diff", "c.toml", "--color", "never", "--allow-minor-skip"]);
+    allowed.code(1);
+    assert!(allowed.stdout.contains("warning[upgrade-skips-minor]"), "{}", allowed.stdout);
+    t.run_args(&["check", "c.toml", "--allow-minor-skip"]).code(0);
+    let built = t.run_args(&["build", "c.toml", "--allow-minor-skip", "--color", "never"]);
+    built.code(0);
+    assert!(built.stderr.contains("warning[upgrade-skips-minor]"), "{}", built.stderr);
+    // One minor line up, or a patch release, is fine; going down stays a warning.
+    for (from, to, code) in
+        [("1.11.3", "1.12.1", 1), ("1.12.0", "1.12.1", 1), ("1.12.1", "1.11.3", 1)]
+    {
+        let (a, b) = (hcloud_at(from), hcloud_at(to));
+        let out = scenario(&a, &b, None, DIFF);
+        assert!(!out.stdout.contains("upgrade-skips-minor"), "{from} → {to}: {}", out.stdout);
+        out.code(code);
+    }
+}
+
+#[test]
+fn placement_settings_wait_for_detached_volumes() {
+    let out = scenario(&hcloud(), &placed(), None, DIFF);
+    golden("setting-needs-detached-volumes", &out, 1);
+    // build says so too, once, and writes.
+    let t = Test::new().file("c.toml", &hcloud());
+    t.run_args(&["build", "c.toml"]).code(0);
+    std::fs::write(t.path().join("c.toml"), placed()).unwrap();
+    let built = t.run_args(&["build", "c.toml", "--color", "never"]);
+    built.code(0);
+    assert_eq!(built.stderr.matches("warning[setting-needs-detached-volumes]").count(), 2);
+    // Taking the placement away again is a change too (back to the chart's own priority class).
+    std::fs::write(t.path().join("c.toml"), hcloud()).unwrap();
+    let back = t.run_args(DIFF);
+    assert!(
+        back.stdout
+            .contains("`priorityClass` changes \"storage-critical\" → \"longhorn-critical\""),
+        "{}",
+        back.stdout
+    );
+}
+
+/// A cluster file of Longhorn 1.5, which refuses the change outright.
+const OLD_LINE: &str = r#"[cluster]
+name = "old"
+
+[longhorn]
+version = "1.5.5"
+
+[longhorn.settings]
+taintToleration = "storage=true:NoSchedule"
+
+[[pool]]
+name = "storage"
+nodes = ["s1", "s2", "s3"]
+
+[[pool.disk]]
+name = "data"
+type = "device"
+size = "1Ti"
+path = "/mnt/data"
+"#;
+
+#[test]
+fn longhorn_1_5_refuses_such_a_change_while_volumes_are_attached() {
+    let after = OLD_LINE.replace("storage=true:NoSchedule", "storage=true:NoExecute");
+    let out = scenario(OLD_LINE, &after, None, DIFF);
+    out.code(1);
+    assert!(
+        out.stdout.contains("`taintToleration` changes \"storage=true:NoSchedule\" → \"storage=true:NoExecute\": Longhorn 1.5.5 refuses it while any volume is attached"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("datastore.(*DataStore).ValidateSetting"), "{}", out.stdout);
+    assert!(out.stdout.contains("rollout restart daemonset/longhorn-manager"), "{}", out.stdout);
+}
+
+#[test]
+fn a_removed_setting_is_not_reset() {
+    golden("setting-not-reset", &scenario(&hcloud(), &unset(), None, DIFF), 1);
+    // A setting lhc derives cannot be written in the file: the help patches the Setting.
+    let no_disks = TWO_POOLS
+        .replace("[[pool.disk]]\nname = \"scratch\"\ntype = \"device\"\nsize = \"200Gi\"\npath = \"/mnt/scratch\"\n\n", "")
+        .replace("[[pool.disk]]\nname = \"data\"\ntype = \"device\"\nsize = \"1Ti\"\npath = \"/mnt/data\"\ntags = [\"ssd\"]\n\n", "")
+        .split("[[storage_class]]")
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(!no_disks.contains("pool.disk"), "{no_disks}");
+    let out = scenario(TWO_POOLS, &no_disks, None, DIFF);
+    assert!(
+        out.stdout.contains(
+            "`createDefaultDiskLabeledNodes` is no longer written, but Longhorn keeps \"true\""
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("patch settings.longhorn.io create-default-disk-labeled-nodes --type merge -p '{\"value\":\"false\"}'"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_manifest_without_settings_reads_them_from_the_values_file() {
+    for (before, after, code) in [
+        (hcloud(), placed(), "setting-needs-detached-volumes"),
+        (hcloud(), unset(), "setting-not-reset"),
+    ] {
+        let t = Test::new().file("c.toml", &before);
+        t.run_args(&["build", "c.toml"]).code(0);
+        let manifest = t.path().join("out/prod-fsn1/.lhc-manifest.json");
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        assert!(v["facts"]["settings"].is_object(), "the manifest records the settings");
+        v["facts"].as_object_mut().unwrap().remove("settings");
+        std::fs::write(&manifest, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+        std::fs::write(t.path().join("c.toml"), &after).unwrap();
+        let diff = t.run_args(DIFF);
+        assert!(diff.stdout.contains(&format!("warning[{code}]")), "{code}: {}", diff.stdout);
+        assert!(!diff.stdout.contains("old-manifest"), "format 2 still: {}", diff.stdout);
+    }
+}
+
+/// Each diagnostic, the cluster file's and the diff's, is printed once by every command.
+#[test]
+fn every_diagnostic_is_printed_once() {
+    // A cluster-file warning (a small benchmark) and diff warnings of all kinds.
+    let small = |s: &str| s.replace("size = \"25Gi\"", "size = \"5Gi\"");
+    let before = small(&hcloud_at("1.11.3"));
+    let after =
+        small(&placed()).replace("replicas = 2\nfs = \"xfs\"", "replicas = 3\nfs = \"xfs\"");
+    let commands: [&[&str]; 5] = [
+        &["diff", "c.toml", "--color", "never"],
+        &["diff", "c.toml", "--message-format", "json"],
+        &["build", "--check", "c.toml", "--color", "never"],
+        &["check", "c.toml", "--color", "never"],
+        &["build", "c.toml", "--color", "never"],
+    ];
+    for args in commands {
+        let out = scenario(&before, &after, None, args);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        for code in
+            ["small-benchmark-size", "setting-needs-detached-volumes", "storageclass-immutable"]
+        {
+            let shown = |s: &str| {
+                s.matches(&format!("[{code}]")).count()
+                    + s.matches(&format!("\"code\":\"{code}\"")).count()
+                    + s.matches(&format!("\"code\": \"{code}\"")).count()
+            };
+            let expected = match code {
+                "small-benchmark-size" => 1,
+                "setting-needs-detached-volumes" => 2,
+                // build and check show what Longhorn's upgrade checker would; classes are
+                // the diff's.
+                _ if args[0] == "check" || args[1] == "c.toml" && args[0] == "build" => 0,
+                _ => 1,
+            };
+            assert_eq!(shown(&all), expected, "{args:?} {code}:\n{all}");
+        }
+    }
 }
