@@ -15,6 +15,13 @@ use crate::source::Span;
 const MAX_ERRORS: usize = 100;
 
 pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
+    let (docs, errors) = load_all(text, limits);
+    if errors.is_empty() { Ok(docs) } else { Err(errors) }
+}
+
+/// Every document read to its end, and every error (sorted by position). After a fatal error
+/// the documents are those that ended before it.
+pub(super) fn load_all(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
     if text.len() > limits.max_bytes {
         let mut at = limits.max_bytes;
         while !text.is_char_boundary(at) {
@@ -25,10 +32,9 @@ pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<Yam
             text.len(),
             limits.max_bytes
         );
-        return Err(vec![
-            YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
-                .help("split it into smaller files"),
-        ]);
+        let e = YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
+            .help("split it into smaller files");
+        return (vec![], vec![e]);
     }
     let mut loader = Loader::new(text, limits);
     let outcome = catch_unwind(AssertUnwindSafe(|| loader.run()));
@@ -43,12 +49,8 @@ pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<Yam
     };
     let mut errors = loader.errors;
     errors.extend(fatal);
-    if errors.is_empty() {
-        Ok(loader.docs)
-    } else {
-        errors.sort_by_key(|e| (e.span.start, e.span.end));
-        Err(errors)
-    }
+    errors.sort_by_key(|e| (e.span.start, e.span.end));
+    (loader.docs, errors)
 }
 
 /// Byte offsets of the parser's character indices.
