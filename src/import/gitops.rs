@@ -27,6 +27,8 @@ pub(crate) struct Gitops {
     pub at: Option<At>,
     pub argocd_namespace: Option<String>,
     pub argocd_project: Option<String>,
+    pub namespace_at: Option<At>,
+    pub project_at: Option<At>,
 }
 
 /// The other documents of the input, for references.
@@ -37,6 +39,8 @@ pub(crate) struct Lookup<'a> {
     pub oci_repositories: Vec<(usize, &'a Node)>,
     /// (file, its name as given, its first document).
     pub files: Vec<(usize, &'a str, Option<&'a Node>)>,
+    /// ConfigMaps that a kustomization's `configMapGenerator` makes from input files.
+    pub generated: Vec<Generated>,
     pub limits: &'a Limits,
 }
 
@@ -188,6 +192,20 @@ pub(crate) fn helm_release(
             name_of(c) == Some(name)
                 && (namespace_of(c).is_none() || ns.is_none() || namespace_of(c) == ns)
         });
+        let generated = lookup.generated.iter().find(|g| {
+            g.name == name
+                && g.key == key
+                && (g.namespace.is_none() || ns.is_none() || g.namespace.as_deref() == ns)
+        });
+        if let (None, Some(g)) = (found, generated) {
+            if let Some((_, _, Some(root))) = lookup.files.get(g.file) {
+                match target {
+                    Some(_) => {}
+                    None => chart.layers.push(leaves::flatten(root, g.file, lookup.texts[g.file])),
+                }
+            }
+            continue;
+        }
         let Some((cm_file, cm)) = found else {
             let optional = item.get("optional").and_then(Node::as_bool) == Some(true);
             let d = Diagnostic::warning(
@@ -286,6 +304,8 @@ pub(crate) fn application(
     chart.gitops = Some(Gitops {
         mode: "argocd",
         at: Some(at(file, text, node, "/kind")),
+        project_at: spec.get("project").map(|_| at(file, text, node, "/spec/project")),
+        namespace_at: namespace_of(node).map(|_| at(file, text, node, "/metadata/namespace")),
         argocd_namespace: namespace_of(node).map(str::to_string),
         argocd_project: spec.get("project").and_then(Node::as_str).map(str::to_string),
     });
@@ -431,4 +451,89 @@ pub(crate) fn flux_storage(file: usize, text: &str, node: &Node) -> Option<Stora
         cluster: Some(cluster),
         ..Storage::default()
     })
+}
+
+/// A ConfigMap a kustomization's `configMapGenerator` makes from a file of the input.
+#[derive(Debug, Clone)]
+pub(crate) struct Generated {
+    pub name: String,
+    pub namespace: Option<String>,
+    /// The ConfigMap's key.
+    pub key: String,
+    /// The input file it holds.
+    pub file: usize,
+}
+
+/// `a/b/../c/./d` as `a/c/d`.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = vec![];
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') { format!("/{joined}") } else { joined }
+}
+
+/// The ConfigMaps a kustomize `Kustomization` (in the input file named `name`) generates from
+/// files that are in the input too.
+pub(crate) fn generated(
+    name: &str,
+    node: &Node,
+    files: &[(usize, &str, Option<&Node>)],
+) -> Vec<Generated> {
+    let dir = name.rsplit_once('/').map_or("", |(d, _)| d);
+    let namespace = node.get("namespace").and_then(Node::as_str).map(str::to_string);
+    let mut out = vec![];
+    for g in node.get("configMapGenerator").and_then(Node::as_seq).unwrap_or_default() {
+        let Some(cm) = g.get("name").and_then(Node::as_str) else { continue };
+        let namespace = g
+            .get("namespace")
+            .and_then(Node::as_str)
+            .map(str::to_string)
+            .or_else(|| namespace.clone());
+        for f in g.get("files").and_then(Node::as_seq).unwrap_or_default() {
+            let Some(entry) = f.as_str() else { continue };
+            let (key, path) = match entry.split_once('=') {
+                Some((k, p)) => (k.to_string(), p),
+                None => (entry.rsplit('/').next().unwrap_or(entry).to_string(), entry),
+            };
+            let full =
+                normalize(&if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") });
+            if let Some((i, _, _)) = files.iter().find(|(_, n, _)| normalize(n) == full) {
+                out.push(Generated {
+                    name: cm.to_string(),
+                    namespace: namespace.clone(),
+                    key,
+                    file: *i,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The input files an Application reads as `valueFiles`.
+pub(crate) fn value_files(node: &Node, lookup: &Lookup<'_>) -> Vec<usize> {
+    let Some(spec) = node.get("spec") else { return vec![] };
+    let sources: Vec<(String, &Node)> =
+        match (spec.get("source"), spec.get("sources").and_then(Node::as_seq)) {
+            (Some(s), _) => vec![(String::new(), s)],
+            (None, Some(list)) => list.iter().map(|s| (String::new(), s)).collect(),
+            _ => return vec![],
+        };
+    let mut out = vec![];
+    for (_, s) in &sources {
+        for f in s.pointer("/helm/valueFiles").and_then(Node::as_seq).unwrap_or_default() {
+            if let Some((i, _)) = f.as_str().and_then(|name| value_file(name, &sources, lookup)) {
+                out.push(i);
+            }
+        }
+    }
+    out
 }

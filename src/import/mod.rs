@@ -435,8 +435,26 @@ fn collect(
         config_maps: of(What::ConfigMap),
         oci_repositories: of(What::OciRepository),
         files: names.iter().enumerate().map(|(i, n)| (i, n.as_str(), first_docs[i])).collect(),
+        generated: vec![],
         limits: &options.limits,
     };
+    // Files other documents read as values are not values files of their own.
+    let mut referenced: BTreeSet<usize> = BTreeSet::new();
+    let mut generated = vec![];
+    for (file, node, w) in &all {
+        let kustomize = node
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
+        if *w == What::Other && kustomize {
+            generated.extend(gitops::generated(&names[*file], node, &lookup.files));
+        }
+        if *w == What::Application {
+            referenced.extend(gitops::value_files(node, &lookup));
+        }
+    }
+    referenced.extend(generated.iter().map(|g| g.file));
+    let lookup = gitops::Lookup { generated, ..lookup };
     let mut layers: Vec<Leaves> = vec![];
     let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
     let mut ignore = |file: usize, node: &Node, what: String| {
@@ -455,6 +473,9 @@ fn collect(
         let text = texts[file];
         match w {
             What::Values => {
+                if referenced.contains(&file) {
+                    continue;
+                }
                 if !gitops::looks_like_longhorn(node)
                     && !node.as_map().is_some_and(|m| m.is_empty())
                 {
@@ -979,14 +1000,14 @@ fn translate(
             .as_ref()
             .filter(|n| n.as_str() != crate::model::defaults::ARGOCD_NAMESPACE)
         {
-            gitops_lines.push(Line::new("argocd_namespace", Toml::str(ns), g.at.clone()));
+            gitops_lines.push(Line::new("argocd_namespace", Toml::str(ns), g.namespace_at.clone()));
         }
         if let Some(p) = g
             .argocd_project
             .as_ref()
             .filter(|n| n.as_str() != crate::model::defaults::ARGOCD_PROJECT)
         {
-            gitops_lines.push(Line::new("argocd_project", Toml::str(p), g.at.clone()));
+            gitops_lines.push(Line::new("argocd_project", Toml::str(p), g.project_at.clone()));
         }
     }
     absorb(findings, &mut c.removed);
@@ -1184,7 +1205,7 @@ fn converge(
             line.notes.extend(lines.iter().cloned());
         }
     }
-    let header = header(c, sources, &differences, clean);
+    let header = header(c, sources, &differences, clean, !parts.pools.is_empty());
     let (text, layout) = draft::write(&header, &tables, &place_of);
     let compiled = crate::compile(&Source::new(&options.output, text.clone()), origin);
     let mut own = vec![];
@@ -1279,6 +1300,7 @@ fn header(
     sources: &[Source],
     differences: &[Difference],
     clean: bool,
+    pools: bool,
 ) -> Vec<String> {
     let mut names: Vec<String> = sources.iter().map(Source::name).take(4).collect();
     if sources.len() > 4 {
@@ -1292,6 +1314,14 @@ fn header(
     if !clean {
         out.push("It still has errors (see the diagnostics): `lhc build` refuses it until they are fixed.".into());
         return out;
+    }
+    if pools {
+        out.push(
+            "The pools are the nodes of the input; `lhc build` writes their disks into Longhorn's"
+                .into(),
+        );
+        out.push("node annotation, which Longhorn reads only on nodes without disks (the others keep theirs).".into());
+        out.push(String::new());
     }
     let kinds = [
         (c.has_values, "the Helm values"),

@@ -352,7 +352,9 @@ fn group(nodes: Vec<NodeInfo>, data_path: &str) -> Vec<PoolIn> {
             let same_name = members
                 .iter()
                 .all(|m| m.disks.iter().any(|x| x.path == d.path && x.name == d.name));
-            let base = if same_name && crate::names::is_tag(&d.name) {
+            // Longhorn names default disks `default-disk-<hash>`, differently on each node.
+            let generated = d.name.starts_with("default-disk-");
+            let base = if same_name && !generated && crate::names::is_tag(&d.name) {
                 d.name.clone()
             } else {
                 disk_name_of(&d.path, j)

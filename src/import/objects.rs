@@ -115,9 +115,9 @@ pub(crate) fn class(
     let scope = Scope::StorageClass(name.clone());
     let mut lines =
         vec![Line::new("name", Toml::str(&name), Some(here("/metadata/name"))).required()];
-    let from = |line: Line, path: &str| {
+    let from = |line: Line, path: &[&str]| {
         let mut line = line;
-        line.from.push((scope.clone(), path.split('.').map(str::to_string).collect()));
+        line.from.push((scope.clone(), path.iter().map(|s| s.to_string()).collect()));
         line
     };
     let params = node.get("parameters").and_then(Node::as_map).unwrap_or_default();
@@ -143,7 +143,7 @@ pub(crate) fn class(
                     Toml::Int(i64::from(n)),
                     Some(here("/parameters/numberOfReplicas")),
                 ),
-                "parameters.numberOfReplicas",
+                &["parameters", "numberOfReplicas"],
             ));
         }
         Some(_) => {}
@@ -162,7 +162,7 @@ pub(crate) fn class(
                 Toml::Int(i64::from(n)),
                 Some(here("/parameters/staleReplicaTimeout")),
             );
-            lines.push(from(line, "parameters.staleReplicaTimeout"));
+            lines.push(from(line, &["parameters", "staleReplicaTimeout"]));
         }
         Some(_) => {}
         None => {
@@ -182,7 +182,7 @@ pub(crate) fn class(
             let pointer = format!("/parameters/{}", crate::parse::escape_segment(fs_key));
             lines.push(from(
                 Line::new("fs", Toml::str(text_of(v)), Some(here(&pointer))),
-                &format!("parameters.{fs_key}"),
+                &["parameters", fs_key],
             ));
         }
     }
@@ -190,7 +190,7 @@ pub(crate) fn class(
         used.push("mkfsParams");
         lines.push(from(
             Line::new("mkfs_params", Toml::str(text_of(v)), Some(here("/parameters/mkfsParams"))),
-            "parameters.mkfsParams",
+            &["parameters", "mkfsParams"],
         ));
     }
     match param("dataLocality") {
@@ -202,7 +202,7 @@ pub(crate) fn class(
                     Toml::str(text_of(v)),
                     Some(here("/parameters/dataLocality")),
                 ),
-                "parameters.dataLocality",
+                &["parameters", "dataLocality"],
             ));
         }
         None => absent(
@@ -220,7 +220,7 @@ pub(crate) fn class(
             let pointer = format!("/parameters/{param_key}");
             lines.push(from(
                 Line::new(key, Toml::strings(&tags), Some(here(&pointer))),
-                &format!("parameters.{param_key}"),
+                &["parameters", param_key],
             ));
         }
     }
@@ -241,20 +241,23 @@ pub(crate) fn class(
             if !jobs.is_empty() {
                 lines.push(from(
                     Line::new("recurring_jobs", Toml::strings(&jobs), Some(at.clone())),
-                    "parameters.recurringJobSelector",
+                    &["parameters", "recurringJobSelector"],
                 ));
             }
             if !groups.is_empty() {
                 lines.push(from(
                     Line::new("recurring_job_groups", Toml::strings(&groups), Some(at)),
-                    "parameters.recurringJobSelector",
+                    &["parameters", "recurringJobSelector"],
                 ));
             }
         }
     }
     for (field, key) in [("reclaimPolicy", "reclaim_policy"), ("volumeBindingMode", "binding")] {
         if let Some(v) = node.get(field).and_then(Node::as_str) {
-            lines.push(from(Line::new(key, Toml::str(v), Some(here(&format!("/{field}")))), field));
+            lines.push(from(
+                Line::new(key, Toml::str(v), Some(here(&format!("/{field}")))),
+                &[field],
+            ));
         }
     }
     match node.get("allowVolumeExpansion") {
@@ -262,7 +265,7 @@ pub(crate) fn class(
             let b = v.as_bool().unwrap_or_default();
             lines.push(from(
                 Line::new("expansion", Toml::Bool(b), Some(here("/allowVolumeExpansion"))),
-                "allowVolumeExpansion",
+                &["allowVolumeExpansion"],
             ));
         }
         _ => absent("expansion", Toml::Bool(false), "Kubernetes' default", &mut lines),
@@ -275,7 +278,7 @@ pub(crate) fn class(
         if let Some(v) = node.pointer(&pointer).and_then(Node::as_str) {
             lines.push(from(
                 Line::new("default", Toml::Bool(v == "true"), Some(here(&pointer))),
-                &format!("metadata.annotations.{annotation}"),
+                &["metadata", "annotations", annotation],
             ));
             break;
         }
@@ -373,9 +376,9 @@ pub(crate) fn job(
     let spec = node.get("spec");
     let mut lines =
         vec![Line::new("name", Toml::str(&name), Some(here("/metadata/name"))).required()];
-    let from = |line: Line, path: &str| {
+    let from = |line: Line, path: &[&str]| {
         let mut line = line;
-        line.from.push((scope.clone(), path.split('.').map(str::to_string).collect()));
+        line.from.push((scope.clone(), path.iter().map(|s| s.to_string()).collect()));
         line
     };
     if let Some(spec_name) = spec.and_then(|s| s.get("name")).and_then(Node::as_str) {
@@ -402,7 +405,7 @@ pub(crate) fn job(
             let value = Toml::from_json(&v.to_json()).unwrap_or(Toml::Str(String::new()));
             let mut line = from(
                 Line::new(key, value, Some(here(&format!("/spec/{field}")))),
-                &format!("spec.{field}"),
+                &["spec", field],
             );
             if required {
                 line = line.required();
@@ -413,17 +416,25 @@ pub(crate) fn job(
     for field in ["retain", "concurrency"] {
         if let Some(v) = spec.and_then(|s| s.get(field)) {
             let value = Toml::from_json(&v.to_json()).unwrap_or(Toml::Str(String::new()));
-            lines.push(from(
+            let mut line = from(
                 Line::new(field, value, Some(here(&format!("/spec/{field}")))),
-                &format!("spec.{field}"),
-            ));
+                &["spec", field],
+            );
+            // Without `retain` most tasks are refused: commenting it out fixes nothing.
+            if field == "retain" {
+                line = line.required();
+            }
+            lines.push(line);
         }
     }
     if let Some(groups) = spec.and_then(|s| s.get("groups")) {
         if let Some(value) = Toml::from_json(&groups.to_json())
             .filter(|v| !matches!(v, Toml::Array(a) if a.is_empty()))
         {
-            lines.push(from(Line::new("groups", value, Some(here("/spec/groups"))), "spec.groups"));
+            lines.push(from(
+                Line::new("groups", value, Some(here("/spec/groups"))),
+                &["spec", "groups"],
+            ));
         }
     }
     for field in ["labels", "parameters"] {
