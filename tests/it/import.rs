@@ -311,3 +311,448 @@ fn every_case_imports_as_pinned_and_builds_back_to_its_input() {
         round_trip(&dir, &t, &stdout);
     }
 }
+
+/// The pools of the build keep the disks and node tags Longhorn's nodes had.
+#[test]
+fn pools_from_node_state_give_longhorn_its_disks_back() {
+    let dir = repo().join("tests/import/nodes");
+    let (t, imported) = run_case(&dir);
+    t.file_write("imported.toml", &imported);
+    t.run_args(&["build", "imported.toml", "-o", "rt"]).code(0);
+    let manifest: Json =
+        serde_json::from_str(&read(t.path().join("rt/prod/.lhc-manifest.json"))).unwrap();
+    let pools = manifest["facts"]["pools"].as_object().unwrap();
+    let mut seen = 0;
+    for node in input_objects(&dir).iter().filter(|o| o["apiVersion"] == "longhorn.io/v1beta2") {
+        let name = node["metadata"]["name"].as_str().unwrap();
+        let pool = pools
+            .values()
+            .find(|p| p["nodes"].as_array().unwrap().iter().any(|n| n == name))
+            .unwrap_or_else(|| panic!("{name} is in no pool"));
+        let disks = |list: Vec<&Json>| -> BTreeSet<String> {
+            list.iter()
+                .map(|d| {
+                    let mut tags: Vec<&str> =
+                        d["tags"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+                    tags.sort();
+                    format!(
+                        "{} {} {} {tags:?}",
+                        d["path"], d["allowScheduling"], d["storageReserved"]
+                    )
+                })
+                .collect()
+        };
+        let live = disks(node["spec"]["disks"].as_object().unwrap().values().collect());
+        let built = disks(pool["disks"].as_array().unwrap().iter().collect());
+        assert_eq!(live, built, "disks of {name}");
+        assert_eq!(pool["node_tags"], node["spec"]["tags"], "node tags of {name}");
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}
+
+// --- lhc's own output --------------------------------------------------------------------------
+
+/// The YAML files and facts of a build, for comparing two builds: documents after parsing (so
+/// comments and headers, which name the input, do not count).
+fn build_facts(out: &Path) -> (BTreeMap<String, Vec<Json>>, Json) {
+    let mut files = BTreeMap::new();
+    for (name, text) in read_tree(out) {
+        let ours = [
+            "longhorn-values.yaml",
+            "storageclasses.yaml",
+            "recurringjobs.yaml",
+            "kustomization.yaml",
+        ];
+        if ours.contains(&name.as_str()) || name.starts_with("gitops/") {
+            files.insert(name, yaml_docs(&text));
+        }
+    }
+    let manifest: Json = serde_json::from_str(&read(out.join(".lhc-manifest.json"))).unwrap();
+    (files, manifest["facts"].clone())
+}
+
+/// Pools that only label nodes are in `nodes.sh` alone, which is not YAML: lhc's output does
+/// not say them back (nor labels and zones of other pools), so they are left out of the
+/// comparison.
+fn without_label_only_pools(mut facts: Json) -> Json {
+    if let Some(pools) = facts["pools"].as_object_mut() {
+        pools.retain(|_, p| {
+            !(p["disks"].is_null() && p["node_tags"].is_null() && p.get("taints").is_none())
+        });
+    }
+    facts
+}
+
+#[test]
+fn lhc_s_own_output_imports_back_to_an_equivalent_cluster_file() {
+    for profile in ["hcloud-longhorn", "generic-bare-metal", "managed-bench"] {
+        let t = Test::new().file("c.toml", &crate::common::profile(profile));
+        t.run_args(&["build", "c.toml", "-o", "a"]).code(0);
+        let cluster =
+            std::fs::read_dir(t.path().join("a")).unwrap().next().unwrap().unwrap().file_name();
+        let cluster = cluster.to_string_lossy().into_owned();
+        let imported =
+            t.run_args(&["import", &format!("a/{cluster}"), "-o", "back.toml", "--color", "never"]);
+        imported.code(0);
+        let back = read(t.path().join("back.toml"));
+        assert!(back.contains(&format!("name = \"{cluster}\"")), "{back}");
+        t.run_args(&["build", "back.toml", "-o", "b"]).code(0);
+        let (files_a, facts_a) = build_facts(&t.path().join("a").join(&cluster));
+        let (files_b, facts_b) = build_facts(&t.path().join("b").join(&cluster));
+        assert_eq!(files_a, files_b, "{profile}: the YAML lhc writes\n{back}");
+        assert_eq!(
+            without_label_only_pools(facts_a),
+            without_label_only_pools(facts_b),
+            "{profile}: the facts\n{back}"
+        );
+    }
+}
+
+// --- generated cluster files: import(build(x)) builds as x --------------------------------------
+
+/// A small deterministic generator (xorshift), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const VERSIONS: &[&str] = &[
+    "1.5.5", "1.6.4", "1.7.3", "1.8.2", "1.9.0", "1.9.2", "1.10.0", "1.10.2", "1.11.0", "1.11.3",
+    "1.12.1",
+];
+
+/// Settings a generated file may set: simple types, no formats, none lhc or the other keys own.
+fn settings_of(
+    release: &lhc::knowledge::longhorn::Release,
+) -> Vec<(&String, &lhc::knowledge::longhorn::Setting)> {
+    use lhc::knowledge::longhorn::{Render, SettingType};
+    const SKIP: &[&str] = &[
+        "createDefaultDiskLabeledNodes",
+        "defaultDataPath",
+        "taintToleration",
+        "priorityClass",
+        "systemManagedComponentsNodeSelector",
+        "backupTarget",
+        "backupTargetCredentialSecret",
+        "backupstorePollInterval",
+        "disableSnapshotPurge",
+        "v1DataEngine",
+        "v2DataEngine",
+        "recurringJobMaxRetention",
+        "replicaZoneSoftAntiAffinity",
+        "replicaSoftAntiAffinity",
+        "rebuildConcurrentSyncLimit",
+        "nodeDiskHealthMonitoring",
+        "offlineReplicaRebuilding",
+        "replicaRebuildingBandwidthLimit",
+        "defaultUblkQueueDepth",
+        "defaultUblkNumberOfQueue",
+    ];
+    release
+        .settings
+        .iter()
+        .filter(|(k, s)| {
+            s.known_to_manager()
+                && s.render != Render::Other
+                && s.gated_by.is_none()
+                && !SKIP.contains(&k.as_str())
+                && match s.kind {
+                    SettingType::Bool => true,
+                    SettingType::Int => s.min.is_some(),
+                    SettingType::String => !s.choices.is_empty(),
+                    _ => false,
+                }
+        })
+        .collect()
+}
+
+fn generate(rng: &mut Rng, i: usize) -> String {
+    let k = lhc::knowledge::load().unwrap();
+    let version = *rng.pick(VERSIONS);
+    let release = k.longhorn.entry(version).unwrap().release().unwrap();
+    let has = |p: &str| release.reads(&lhc::knowledge::longhorn::segments(p));
+    let mut t = format!("[cluster]\nname = \"gen-{i}\"\n");
+    if rng.chance(30) {
+        t += &format!(
+            "distribution = \"{}\"\n",
+            rng.pick(&["k3s", "k0s", "microk8s", "rke2", "generic"])
+        );
+    }
+    t += &format!("\n[longhorn]\nversion = \"{version}\"\n");
+    if rng.chance(20) {
+        t += "namespace = \"storage-system\"\n";
+    }
+    if rng.chance(30) {
+        t += "data_path = \"/data/longhorn\"\n";
+    }
+    let nodes = 2 + rng.below(3);
+    let tags = ["nvme", "ssd", "bulk"];
+    t += "\n[longhorn.default_class]\n";
+    t += &format!("replicas = {}\n", 1 + rng.below(nodes));
+    if rng.chance(50) {
+        t += &format!("reclaim_policy = \"{}\"\n", rng.pick(&["Delete", "Retain"]));
+    }
+    if rng.chance(40) {
+        t += &format!("fs = \"{}\"\n", rng.pick(&["ext4", "xfs"]));
+    }
+    if rng.chance(30) && has("persistence.volumeBindingMode") {
+        t += "binding = \"WaitForFirstConsumer\"\n";
+    }
+    if rng.chance(30) && has("persistence.defaultDiskSelector.enable") {
+        t += "disk_tags = [\"nvme\"]\n";
+    }
+    if rng.chance(20) {
+        t += "default = false\n";
+    }
+    let backup = rng.chance(50);
+    if backup {
+        t += "\n[longhorn.backup]\ntarget = \"s3://backups@eu-central-1/\"\n";
+        if rng.chance(50) {
+            t += "credential_secret = \"longhorn-backup\"\n";
+        }
+        if rng.chance(30) {
+            t += &format!("poll_interval = {}\n", 60 + rng.below(600));
+        }
+    }
+    let candidates = settings_of(release);
+    t += "\n[longhorn.settings]\n";
+    let mut chosen = BTreeSet::new();
+    for _ in 0..rng.below(6) {
+        let (key, s) = *rng.pick(&candidates);
+        if !chosen.insert(key.clone()) {
+            continue;
+        }
+        let scalar = |rng: &mut Rng| -> String {
+            use lhc::knowledge::longhorn::SettingType;
+            match s.kind {
+                SettingType::Bool => rng.pick(&["true", "false"]).to_string(),
+                SettingType::Int => {
+                    let min: i64 = s.min.as_deref().unwrap().parse().unwrap_or(0);
+                    let max: i64 = s
+                        .max
+                        .as_deref()
+                        .and_then(|m| m.parse().ok())
+                        .unwrap_or(min + 500)
+                        .min(min + 500);
+                    (min + rng.below((max - min + 1) as usize) as i64).to_string()
+                }
+                _ => format!("{:?}", rng.pick(&s.choices)),
+            }
+        };
+        match &s.engines {
+            Some(engines) if rng.chance(50) => {
+                let value = scalar(rng);
+                let items: Vec<String> = engines.iter().map(|e| format!("{e} = {value}")).collect();
+                t += &format!("{key} = {{ {} }}\n", items.join(", "));
+            }
+            _ => t += &format!("{key} = {}\n", scalar(rng)),
+        }
+    }
+    let taint = rng.chance(30);
+    if taint || rng.chance(20) {
+        t += "\n[longhorn.placement]\n";
+        if taint {
+            t += "tolerations = [\"storage=true:NoSchedule\"]\n";
+        }
+        t += "priority_class = \"longhorn-critical\"\n";
+    }
+    if rng.chance(30) {
+        t += "\n[longhorn.ui.ingress]\nhost = \"longhorn.example.com\"\nclass = \"nginx\"\n";
+        if rng.chance(50) {
+            t += "tls_secret = \"longhorn-tls\"\n";
+        }
+    }
+    if rng.chance(40) {
+        t += &format!(
+            "\n[longhorn.replicas]\nui = {}\ncsi_attacher = {}\n",
+            1 + rng.below(2),
+            1 + rng.below(3)
+        );
+    }
+    if rng.chance(30) && has("metrics.serviceMonitor.additionalLabels") {
+        t += "\n[longhorn.monitoring.service_monitor]\nlabels = { release = \"prometheus\" }\n";
+    }
+    if rng.chance(30) {
+        t += "\n[longhorn.images]\npull_policy = \"IfNotPresent\"\nmanager = { repository = \"registry.example.com/longhornio/longhorn-manager\", tag = \"v1.0.0\" }\n";
+    }
+    if rng.chance(40) && has("longhornManager.log.format") {
+        t += "\n[longhorn.values]\nlonghornManager.log.format = \"json\"\n";
+    }
+    if rng.chance(30) {
+        t += &format!("\n[gitops]\nmode = \"{}\"\n", rng.pick(&["flux", "argocd"]));
+    }
+    let mut jobs = vec![];
+    for j in 0..rng.below(3) {
+        let task = if backup {
+            *rng.pick(&["snapshot", "backup", "filesystem-trim"])
+        } else {
+            *rng.pick(&["snapshot", "filesystem-trim"])
+        };
+        let name = format!("job-{j}");
+        t += &format!(
+            "\n[[recurring_job]]\nname = \"{name}\"\ntask = \"{task}\"\ncron = \"{}\"\n",
+            rng.pick(&["0 2 * * *", "*/15 * * * *", "@daily"])
+        );
+        if task != "filesystem-trim" {
+            t += &format!("retain = {}\n", 1 + rng.below(30));
+        }
+        t += &format!("concurrency = {}\n", 1 + rng.below(5));
+        if rng.chance(50) {
+            t += "groups = [\"default\"]\n";
+        }
+        if rng.chance(30) {
+            t += "labels = { team = \"data\" }\n";
+        }
+        if task == "backup" && release.minor >= lhc::knowledge::Minor(1, 7) && rng.chance(50) {
+            t += "parameters = { \"full-backup-interval\" = \"7\" }\n";
+        }
+        jobs.push(name);
+    }
+    for c in 0..rng.below(3) {
+        t += &format!(
+            "\n[[storage_class]]\nname = \"class-{c}\"\nreplicas = {}\n",
+            1 + rng.below(nodes)
+        );
+        t += &format!("disk_tags = [\"{}\"]\n", rng.pick(&tags[..2]));
+        if rng.chance(40) {
+            t += &format!("data_locality = \"{}\"\n", rng.pick(&["disabled", "best-effort"]));
+        }
+        if rng.chance(30) {
+            t += "reclaim_policy = \"Retain\"\nbinding = \"WaitForFirstConsumer\"\n";
+        }
+        if rng.chance(30) {
+            t += "expansion = false\nfs = \"xfs\"\n";
+        }
+        if !jobs.is_empty() && rng.chance(40) {
+            t += &format!(
+                "recurring_jobs = [\"{}\"]\nrecurring_job_groups = [\"default\"]\n",
+                rng.pick(&jobs)
+            );
+        }
+        if rng.chance(30) {
+            t += "parameters = { migratable = \"false\" }\n";
+        }
+    }
+    let names: Vec<String> = (1..=nodes).map(|n| format!("\"node-{n}\"")).collect();
+    t += &format!("\n[[pool]]\nname = \"storage\"\nnodes = [{}]\n", names.join(", "));
+    if taint {
+        t += "taints = [\"storage=true:NoSchedule\"]\n";
+    }
+    if rng.chance(50) {
+        t += "node_tags = [\"storage\"]\n";
+    }
+    t += "\n[[pool.disk]]\nname = \"nvme\"\ntype = \"device\"\nsize = \"1Ti\"\npath = \"/mnt/nvme\"\ntags = [\"nvme\", \"ssd\"]\n";
+    t += &format!("reserved = \"{}%\"\n", 10 + rng.below(20));
+    if rng.chance(40) {
+        t += "\n[[pool.disk]]\nname = \"bulk\"\ntype = \"device\"\nsize = \"4Ti\"\npath = \"/mnt/bulk\"\ntags = [\"bulk\"]\nallow_scheduling = false\n";
+    }
+    if rng.chance(30) {
+        t += &format!(
+            "\n[[pool]]\nname = \"edge\"\nselector = {{ \"lhc.dev/pool\" = \"edge\" }}\ncount = 2\n\n[[pool.disk]]\nname = \"nvme\"\ntype = \"device\"\nsize = \"500Gi\"\npath = \"/mnt/nvme\"\ntags = [\"{}\"]\nreserved = \"50Gi\"\n",
+            rng.pick(&tags)
+        );
+    }
+    t
+}
+
+/// Builds a cluster file in process: its output tree (the manifest included) by path.
+fn build(name: &str, text: &str) -> Option<(String, BTreeMap<String, String>)> {
+    let origin = lhc::plan::Origin {
+        input: name.into(),
+        command: format!("lhc build {name}"),
+        out_name: "out".into(),
+    };
+    let compiled = lhc::compile(&lhc::source::Source::new(name, text), origin);
+    let output = compiled.output?;
+    let cluster = output.plan.cluster.clone();
+    let mut tree = output.tree;
+    let manifest = lhc::emit::manifest::text(&tree, &cluster, &output.plan.facts);
+    tree.insert(format!("{cluster}/.lhc-manifest.json"), manifest);
+    Some((cluster, tree))
+}
+
+fn yaml_of(tree: &BTreeMap<String, String>, cluster: &str) -> (BTreeMap<String, Vec<Json>>, Json) {
+    let mut files = BTreeMap::new();
+    for (path, text) in tree {
+        let rel = path.strip_prefix(&format!("{cluster}/")).unwrap();
+        let ours = [
+            "longhorn-values.yaml",
+            "storageclasses.yaml",
+            "recurringjobs.yaml",
+            "kustomization.yaml",
+        ];
+        if ours.contains(&rel) || rel.starts_with("gitops/") {
+            files.insert(rel.to_string(), yaml_docs(text));
+        }
+    }
+    let manifest: Json =
+        serde_json::from_str(&tree[&format!("{cluster}/.lhc-manifest.json")]).unwrap();
+    (files, manifest["facts"].clone())
+}
+
+#[test]
+fn generated_cluster_files_build_the_same_after_import() {
+    let mut rng = Rng(0x5eed_1a7e_c0de_2024);
+    let (mut built, mut tried) = (0, 0);
+    let mut versions = BTreeSet::new();
+    while built < 60 {
+        tried += 1;
+        assert!(
+            tried < 400,
+            "the generator makes too few valid cluster files ({built} of {tried})"
+        );
+        let text = generate(&mut rng, tried);
+        let Some((cluster, tree)) = build("gen.toml", &text) else { continue };
+        built += 1;
+        let inputs: Vec<lhc::import::InputFile> = tree
+            .iter()
+            .filter(|(p, _)| p.ends_with(".yaml") || p.ends_with(".json"))
+            .map(|(p, text)| lhc::import::InputFile {
+                name: format!("out/{p}"),
+                contents: lhc::import::Contents::Bytes(text.as_bytes().to_vec()),
+            })
+            .collect();
+        let options =
+            lhc::import::Options { output: "back.toml".into(), ..lhc::import::Options::default() };
+        let imported = lhc::import::run(inputs, &options);
+        let errors: Vec<String> =
+            imported.all().filter(|d| d.is_error()).map(|d| d.message.to_string()).collect();
+        assert!(errors.is_empty(), "import of the build of\n{text}\n: {errors:?}");
+        let back = imported.cluster.expect("a cluster file").text;
+        if std::env::var_os("LHC_SHOW").is_some() && built < 3 {
+            eprintln!("--- generated\n{text}\n--- imported\n{back}");
+        }
+        let (cluster_b, tree_b) = build("back.toml", &back)
+            .unwrap_or_else(|| panic!("the imported file does not build:\n{back}\nfrom\n{text}"));
+        assert_eq!(cluster, cluster_b);
+        let (files_a, facts_a) = yaml_of(&tree, &cluster);
+        let (files_b, facts_b) = yaml_of(&tree_b, &cluster);
+        assert_eq!(
+            files_a, files_b,
+            "the YAML differs\n--- generated\n{text}\n--- imported\n{back}"
+        );
+        assert_eq!(
+            facts_a, facts_b,
+            "the facts differ\n--- generated\n{text}\n--- imported\n{back}"
+        );
+        versions.insert(files_a.get("longhorn-values.yaml").map(|_| ()).is_some());
+    }
+    assert!(built * 2 >= tried, "most generated files are valid ({built} of {tried})");
+    eprintln!("generated {tried} cluster files, {built} valid, round-tripped");
+    let _ = versions;
+}
