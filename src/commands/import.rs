@@ -79,7 +79,8 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
         if let Some(count) = show::count(&all) {
             out.summary(ui, Severity::Error, &format!("{count}; nothing was written"));
         }
-        out.code = if errors { INVALID } else { FAILED };
+        let nothing = all.iter().any(|d| matches!(d.message, Message::NothingToImport { .. }));
+        out.code = if errors && !nothing { INVALID } else { FAILED };
         return out;
     };
     let written = if o.check {

@@ -238,15 +238,15 @@ pub(crate) fn helm_release(
         match target {
             Some(path) => {
                 if let (Some(segments), Some(s)) = (leaves::set_path(path), data.as_str()) {
-                    let leaf = Leaf {
-                        value: leaves::set_value(s, false),
-                        at: at(
+                    let leaf = Leaf::new(
+                        leaves::set_value(s, false),
+                        at(
                             *cm_file,
                             cm_text,
                             cm,
                             &format!("/data/{}", crate::parse::escape_segment(key)),
                         ),
-                    };
+                    );
                     targeted.push(Leaves::from([(segments, leaf)]));
                 }
             }
@@ -353,7 +353,7 @@ pub(crate) fn application(
         let force = p.get("forceString").and_then(Node::as_bool) == Some(true);
         match leaves::set_path(name) {
             Some(segments) => {
-                let leaf = Leaf { value: leaves::set_value(&value, force), at: here };
+                let leaf = Leaf::new(leaves::set_value(&value, force), here);
                 chart.layers.push(Leaves::from([(segments, leaf)]));
             }
             None => {

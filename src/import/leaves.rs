@@ -14,6 +14,88 @@ use crate::yaml::{Node, Value};
 pub(crate) struct Leaf {
     pub value: Json,
     pub at: At,
+    /// Why the value is not copied: it is larger than [`MAX_ITEMS`], [`MAX_STRING`] or
+    /// [`MAX_DEPTH`] allow (its value is then `null`).
+    pub too_large: Option<String>,
+}
+
+impl Leaf {
+    pub(crate) fn new(value: Json, at: At) -> Leaf {
+        let long = value.as_str().map_or(0, str::len);
+        if long > MAX_STRING {
+            return Leaf { value: Json::Null, at, too_large: Some(string_too_long(long)) };
+        }
+        Leaf { value, at, too_large: None }
+    }
+}
+
+/// How much of a values tree `lhc import` copies (chart 1.12.1's values.yaml holds 269 leaves,
+/// 5 levels deep). What crosses a limit is reported and left out, so the cluster file, its
+/// checks and its build stay small whatever the input holds.
+///
+/// The most leaves in the values (merged); the rest is not read. (Each unknown key costs a
+/// diagnostic, and 2,000 of them take about 3 s to check and show.)
+pub(crate) const MAX_LEAVES: usize = 2_000;
+/// The most keys and items in one leaf (a list, a setting's map).
+pub(crate) const MAX_ITEMS: usize = 10_000;
+/// The longest string in a leaf, in bytes.
+pub(crate) const MAX_STRING: usize = 64 << 10;
+/// The deepest a leaf nests, its path included (TOML readers stop at a few dozen levels).
+pub(crate) const MAX_DEPTH: usize = 32;
+
+fn string_too_long(len: usize) -> String {
+    format!(
+        "this string is {len} bytes long; lhc import copies strings of at most {MAX_STRING} bytes"
+    )
+}
+
+/// Why a value node is too large to copy, if it is; counts stop at the limits.
+fn too_large(node: &Node, depth: usize) -> Option<String> {
+    fn go(node: &Node, height: usize, items: &mut usize, deepest: &mut usize) -> Option<usize> {
+        *deepest = (*deepest).max(height);
+        match &node.value {
+            Value::String(s) if s.len() > MAX_STRING => Some(s.len()),
+            Value::Seq(list) => {
+                for n in list {
+                    *items += 1;
+                    if *items > MAX_ITEMS || *deepest > MAX_DEPTH {
+                        return None;
+                    }
+                    if let Some(long) = go(n, height + 1, items, deepest) {
+                        return Some(long);
+                    }
+                }
+                None
+            }
+            Value::Map(entries) => {
+                for (k, v) in entries {
+                    *items += 1;
+                    if *items > MAX_ITEMS || *deepest > MAX_DEPTH {
+                        return None;
+                    }
+                    for n in [k, v] {
+                        if let Some(long) = go(n, height + 1, items, deepest) {
+                            return Some(long);
+                        }
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+    let (mut items, mut deepest) = (0, 0);
+    if let Some(long) = go(node, depth, &mut items, &mut deepest) {
+        return Some(string_too_long(long));
+    }
+    if items > MAX_ITEMS {
+        return Some(format!(
+            "this value holds more than {MAX_ITEMS} keys and items; lhc import copies values of at most {MAX_ITEMS}"
+        ));
+    }
+    (deepest > MAX_DEPTH).then(|| {
+        format!("this value nests more than {MAX_DEPTH} levels deep; lhc import copies values nested at most {MAX_DEPTH} deep")
+    })
 }
 
 /// The values, by path.
@@ -41,8 +123,18 @@ fn walk(
     path: &mut Vec<String>,
     out: &mut Leaves,
 ) {
+    // One leaf past the limit is kept, so the merged values show they crossed it.
+    if out.len() > MAX_LEAVES {
+        return;
+    }
     match &node.value {
         Value::Map(entries) if !entries.is_empty() && !is_leaf_path(path) => {
+            if path.len() >= MAX_DEPTH {
+                let at = At::of(file, text, key.map(|k| &k.span), &node.span);
+                let too_large = too_large(node, path.len());
+                out.insert(path.clone(), Leaf { value: Json::Null, at, too_large });
+                return;
+            }
             for (k, v) in entries {
                 path.push(k.key_text());
                 walk(v, Some(k), file, text, path, out);
@@ -52,7 +144,11 @@ fn walk(
         _ if path.is_empty() => {}
         _ => {
             let at = At::of(file, text, key.map(|k| &k.span), &node.span);
-            out.insert(path.clone(), Leaf { value: node.to_json(), at });
+            let leaf = match too_large(node, path.len()) {
+                Some(why) => Leaf { value: Json::Null, at, too_large: Some(why) },
+                None => Leaf { value: node.to_json(), at, too_large: None },
+            };
+            out.insert(path.clone(), leaf);
         }
     }
 }

@@ -369,6 +369,16 @@ fn documents<'a>(docs: &'a [Vec<Document>]) -> Vec<(usize, &'a Node, What)> {
     out
 }
 
+/// A name from the input, cut to its first line and 64 characters for a message.
+fn short(name: &str) -> String {
+    let line = name.lines().next().unwrap_or_default();
+    match line.char_indices().nth(64) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None if line.len() < name.trim_end().len() => format!("{line}…"),
+        None => line.to_string(),
+    }
+}
+
 /// `1.9.2` or `v1.9.2`: one release.
 fn exact_version(v: &str) -> Option<String> {
     let v = v.strip_prefix('v').unwrap_or(v);
@@ -464,8 +474,8 @@ fn collect(
     let describe = |node: &Node| {
         let kind = node.get("kind").and_then(Node::as_str).unwrap_or("a document");
         match node.pointer("/metadata/name").and_then(Node::as_str) {
-            Some(n) => format!("{kind} `{n}`"),
-            None => kind.to_string(),
+            Some(n) => format!("{} `{}`", short(kind), short(n)),
+            None => short(kind),
         }
     };
     for (file, node, w) in &all {
@@ -618,7 +628,9 @@ fn collect(
     for l in layers {
         leaves::overlay(&mut merged, l);
     }
+    leave_out_too_many(&mut merged, findings);
     c.input_values = merged.clone();
+    leave_out_too_large(&mut merged, sources, &mut c.removed, findings);
     leave_out_credentials(&mut merged, sources, &mut c.removed, findings);
     c.values = merged;
     c
@@ -674,6 +686,59 @@ fn twice(
         );
     }
     findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
+}
+
+/// Keeps the first [`leaves::MAX_LEAVES`] leaves of the values, in the order they were written;
+/// one `yaml-limit` error at the first one left out.
+fn leave_out_too_many(values: &mut Leaves, findings: &mut Vec<Finding>) {
+    if values.len() <= leaves::MAX_LEAVES {
+        return;
+    }
+    let mut order: Vec<(&At, &Vec<String>)> = values.iter().map(|(p, l)| (&l.at, p)).collect();
+    order.sort_by_key(|(at, _)| (at.file, at.span.start));
+    let first = order[leaves::MAX_LEAVES].0.clone();
+    let dropped: Vec<Vec<String>> =
+        order[leaves::MAX_LEAVES..].iter().map(|(_, p)| (*p).clone()).collect();
+    for p in &dropped {
+        values.remove(p);
+    }
+    let d = Diagnostic::error(
+        Message::YamlLimit(format!(
+            "the values hold more than {} keys; lhc import reads at most {}, and nothing from here on",
+            leaves::MAX_LEAVES,
+            leaves::MAX_LEAVES
+        )),
+        first.span,
+    )
+    .with_help("the Longhorn chart's values hold about 270 keys: is this the right file?");
+    findings.push(Finding { file: Some(first.file), diagnostic: d, removed: None });
+}
+
+/// Leaves out values larger than import copies, each with a `yaml-limit` error at its line.
+fn leave_out_too_large(
+    values: &mut Leaves,
+    sources: &[Source],
+    removed: &mut Removed,
+    findings: &mut Vec<Finding>,
+) {
+    let found: Vec<Vec<String>> =
+        values.iter().filter(|(_, l)| l.too_large.is_some()).map(|(p, _)| p.clone()).collect();
+    for path in found {
+        let Some(leaf) = values.remove(&path) else { continue };
+        let why = leaf.too_large.unwrap_or_default();
+        // The start of the value's line only: the rest may be megabytes.
+        let text = sources.get(leaf.at.file).map_or("", |s| s.text.as_str());
+        let Span { start, end } = leaf.at.span.clone();
+        let mut cut = text.get(start..).and_then(|t| t.find('\n')).map_or(end, |n| start + n);
+        cut = cut.min(end).min(start + 120);
+        while cut > start && !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let d = Diagnostic::error(Message::YamlLimit(why), start..cut)
+            .with_help("lhc import leaves it out; set it in `[longhorn.values]` if it is meant");
+        removed.insert((Scope::Values, path), "not imported: larger than lhc import copies".into());
+        findings.push(Finding { file: Some(leaf.at.file), diagnostic: d, removed: None });
+    }
 }
 
 /// Leaves credentials out of the values, each with a `secret-not-copied` warning that names it

@@ -530,10 +530,23 @@ impl<'t> Loader<'t> {
             }
         }
         if let Some(open) = self.stack.iter().rev().find(|f| f.style == Style::Flow) {
-            let what = match open.kind {
-                FrameKind::Seq(_) => "the `[` list that is open here",
-                FrameKind::Map(..) => "the `{` mapping that is open here",
+            let (what, kind, close) = match open.kind {
+                FrameKind::Seq(_) => ("the `[` list that is open here", "a `[` list", "]"),
+                FrameKind::Map(..) => ("the `{` mapping that is open here", "a `{` mapping", "}"),
             };
+            // The parser's own words ("illegal placement of ':'") name the symptom; an opener
+            // on an earlier line is nearly always the cause: a bracket left open.
+            let unexplained = err.message.starts_with("this is not valid YAML");
+            if unexplained && open.start < line_start {
+                let indent = self.text[line_start..].len()
+                    - self.text[line_start..].trim_start_matches([' ', '\t']).len();
+                err.span = line_start + indent..line_start + indent + 1;
+                err.message = format!("{kind} is not closed before this line");
+                err.help = Some(format!(
+                    "close it with `{close}` on the line it opens on, or quote a value that starts with `{}`",
+                    if close == "]" { "[" } else { "{" }
+                ));
+            }
             err = err.label(open.start..open.start + 1, what);
         }
         err

@@ -756,3 +756,247 @@ fn generated_cluster_files_build_the_same_after_import() {
     eprintln!("generated {tried} cluster files, {built} valid, round-tripped");
     let _ = versions;
 }
+
+// --- hostile input -----------------------------------------------------------------------------
+
+/// Nine levels of nine aliases each: 9^9 (387 million) strings when expanded.
+fn alias_bomb() -> String {
+    let mut text = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip("bcdefghi".chars()) {
+        let items = vec![format!("*{prev}"); 9].join(",");
+        text.push_str(&format!("{name}: &{name} [{items}]\n"));
+    }
+    text
+}
+
+/// `lhc import --check` of one file: its exit code and stderr.
+fn import_one(name: &str, bytes: &[u8]) -> crate::common::Output {
+    let t = Test::new();
+    std::fs::write(t.path().join(name), bytes).unwrap();
+    t.run_args(&["import", "--check", name, "--color", "never"])
+}
+
+#[test]
+fn hostile_input_is_an_error_at_its_line() {
+    let deep = format!("defaultSettings: {}{}\n", "[".repeat(200), "]".repeat(200));
+    let cases: Vec<(&str, Vec<u8>, i32, &str, &str)> = vec![
+        ("bomb.yaml", alias_bomb().into_bytes(), 1, "error[yaml-limit]: anchors and aliases here would copy more than 100000 nodes", "--> bomb.yaml:5:7"),
+        ("deep.yaml", deep.into_bytes(), 1, "error[yaml-limit]: lists and mappings nest more than 128 levels deep here", "--> deep.yaml:1:145"),
+        ("self.yaml", b"persistence: &p\n  x: *p\n".to_vec(), 1, "error[syntax]: this alias refers to the node it is in", "--> self.yaml:2:6"),
+        (
+            "dup.yaml",
+            b"defaultSettings:\n  storageOverProvisioningPercentage: 100\n  storageOverProvisioningPercentage: 200\n".to_vec(),
+            1,
+            "error[duplicate]: the key `storageOverProvisioningPercentage` is defined more than once",
+            "--> dup.yaml:3:3",
+        ),
+        ("tab.yaml", b"defaultSettings:\n\tautoSalvage: true\n".to_vec(), 1, "error[syntax]: a tab is used for indentation here", "--> tab.yaml:2:1"),
+        (
+            "bom-crlf.yaml",
+            "\u{feff}# saved on Windows\r\ndefaultSettings:\r\n  autoSalvage: falsex\r\n".as_bytes().to_vec(),
+            1,
+            "error[setting-type]: setting `autoSalvage` must be a boolean, found a string (\"falsex\")",
+            "--> bom-crlf.yaml:3:3",
+        ),
+        (
+            "latin1.yaml",
+            b"defaultSettings:\n  defaultDataPath: /daten/gr\xf6\xdfe\n".to_vec(),
+            1,
+            "error[syntax]: this file is not UTF-8 text: byte 0xf6 at offset 45 is not valid",
+            "--> latin1.yaml:2:29",
+        ),
+        (
+            "app.yaml",
+            b"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: longhorn}\nspec:\n  source:\n    chart: longhorn\n    repoURL: https://charts.longhorn.io\n    targetRevision: 1.12.1\n    helm:\n      values: |\n        defaultSettings:\n          taintToleration: [storage=true:NoSchedule\n        persistence: {}\n".to_vec(),
+            1,
+            "error[syntax]: a `[` list is not closed before this line",
+            "--> app.yaml:13:9",
+        ),
+    ];
+    let long = format!("defaultSettings:\n  defaultDataPath: \"/{}\"\n", "x".repeat(70 << 10));
+    let list = format!(
+        "defaultSettings: {{autoSalvage: true}}\ntolerations: [{}]\n",
+        vec!["a"; 10_001].join(",")
+    );
+    let mut keys = String::from("defaultSettings:\n  autoSalvage: true\nlonghornManager:\n");
+    for i in 0..2_005 {
+        keys.push_str(&format!("  k{i}: {i}\n"));
+    }
+    let nested = format!("persistence: {}1{}\n", "{a: ".repeat(40), "}".repeat(40));
+    let cases = cases.into_iter().chain([
+        ("long.yaml", long.into_bytes(), 1, "error[yaml-limit]: this string is 71681 bytes long; lhc import copies strings of at most 65536 bytes", "--> long.yaml:2:3"),
+        ("list.yaml", list.into_bytes(), 1, "error[yaml-limit]: this value holds more than 10000 keys and items; lhc import copies values of at most 10000", "--> list.yaml:2:1"),
+        ("keys.yaml", keys.into_bytes(), 1, "error[yaml-limit]: the values hold more than 2000 keys; lhc import reads at most 2000, and nothing from here on", "--> keys.yaml:2003:3"),
+        ("nested.yaml", nested.into_bytes(), 1, "error[yaml-limit]: this value nests more than 32 levels deep; lhc import copies values nested at most 32 deep", "--> nested.yaml:1:"),
+    ]);
+    for (name, bytes, code, message, at) in cases {
+        let out = import_one(name, &bytes);
+        assert_eq!(out.code, code, "{name}: exit code\n{}", out.stderr);
+        assert!(out.stderr.contains(message), "{name}: expected {message:?} in\n{}", out.stderr);
+        assert!(out.stderr.contains(at), "{name}: expected {at:?} in\n{}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{name}\n{}", out.stderr);
+    }
+}
+
+#[test]
+fn a_file_above_the_size_limit_is_not_read() {
+    let t = Test::new();
+    let line =
+        "# padding padding padding padding padding padding padding padding padding padding\n";
+    let mut text = String::from("defaultSettings:\n  autoSalvage: true\n");
+    while text.len() <= 16 << 20 {
+        text.push_str(line);
+    }
+    t.file_write("huge.yaml", &text);
+    let out = t.run_args(&["import", "--check", "huge.yaml", "--color", "never"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains(&format!("error[yaml-limit]: huge.yaml is {} bytes; lhc reads at most 16777216 bytes of YAML per file", text.len())),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn merge_keys_and_anchors_are_followed_and_duplicates_keep_the_later_value() {
+    let values = "\
+tolerations: &tol
+  - key: storage
+    operator: Exists
+    effect: NoSchedule
+defaults: &defaults
+  storageOverProvisioningPercentage: 150
+  autoSalvage: true
+defaultSettings:
+  <<: *defaults
+  autoSalvage: false
+  storageMinimalAvailablePercentage: 10
+  storageMinimalAvailablePercentage: 15
+persistence: {defaultClassReplicaCount: 2}
+";
+    let t = Test::new().file("values.yaml", values);
+    let out = t.run_args(&[
+        "import",
+        "values.yaml",
+        "--chart-version",
+        "1.12.1",
+        "-o",
+        "c.toml",
+        "--color",
+        "never",
+    ]);
+    out.code(1);
+    let c = read(t.path().join("c.toml"));
+    assert!(c.contains("storageOverProvisioningPercentage = 150  # values.yaml:6"), "{c}");
+    assert!(c.contains("autoSalvage = false  # values.yaml:10"), "{c}");
+    assert!(c.contains("storageMinimalAvailablePercentage = 15  # values.yaml:12"), "{c}");
+    assert!(out.stderr.contains("error[duplicate]: the key `storageMinimalAvailablePercentage` is defined more than once"), "{}", out.stderr);
+    // The anchors' own top-level keys are no chart values: said at their line.
+    assert!(out.stderr.contains("--> values.yaml:1:1"), "{}", out.stderr);
+}
+
+/// Peak resident memory and time of `lhc import` on an alias bomb, measured around
+/// the real binary by Python's `os.wait4` (python3 is required by the suite, `.ci/run` installs
+/// it).
+#[test]
+fn an_alias_bomb_is_imported_in_bounded_memory_and_time() {
+    assert!(crate::common::have("python3"), "python3 is required (`.ci/run` installs it)");
+    let t = Test::new().file("bomb.yaml", &alias_bomb());
+    let script = "import os, sys, time\n\
+        t = time.time()\n\
+        pid = os.fork()\n\
+        if pid == 0:\n\
+        \x20   fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)\n\
+        \x20   os.execv(sys.argv[1], sys.argv[1:])\n\
+        _, status, usage = os.wait4(pid, 0)\n\
+        print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, time.time() - t)\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, env!("CARGO_BIN_EXE_lhc"), "import", "--check", "bomb.yaml"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<&str> = stdout.split_whitespace().collect();
+    let [code, kib, seconds] = fields[..] else { panic!("no measurement in {stdout:?}") };
+    let (kib, seconds): (u64, f64) = (kib.parse().unwrap(), seconds.parse().unwrap());
+    eprintln!("lhc import of an alias bomb: peak {kib} KiB, {seconds:.2} s");
+    assert_eq!(code, "1", "the bomb is an error");
+    assert!(kib < 64 * 1024, "peak resident memory {kib} KiB");
+    assert!(seconds < 10.0, "{seconds} s");
+}
+
+// --- the command -------------------------------------------------------------------------------
+
+const VALUES: &str = "defaultSettings:\n  storageOverProvisioningPercentage: 150\n";
+
+#[test]
+fn exit_codes_say_clean_problems_or_could_not_run() {
+    let t = Test::new()
+        .file("ok.yaml", VALUES)
+        .file("bad.yaml", "defaultSettings:\n  autoSalvage: maybe\n")
+        .file("other.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n");
+    t.run_args(&["import", "ok.yaml", "--chart-version", "1.9.2", "-o", "ok.toml"]).code(0);
+    assert!(t.path().join("ok.toml").exists());
+    let bad = t.run_args(&[
+        "import",
+        "bad.yaml",
+        "--chart-version",
+        "1.9.2",
+        "-o",
+        "bad.toml",
+        "--color",
+        "never",
+    ]);
+    bad.code(1);
+    assert!(bad.stderr.ends_with("error: 1 error; wrote bad.toml\n"), "{}", bad.stderr);
+    assert!(
+        read(t.path().join("bad.toml")).contains("# autoSalvage = \"maybe\""),
+        "the wrong key is kept as a comment"
+    );
+    let none = t.run_args(&["import", "other.yaml", "--color", "never"]);
+    none.code(2).stderr_golden("commands/nothing-to-import.stderr");
+    t.run_args(&["import", "missing.yaml"]).code(2);
+}
+
+#[test]
+fn check_writes_nothing_and_an_existing_file_is_kept_without_force() {
+    let t = Test::new().file("v.yaml", VALUES).file("mine.toml", "# mine\n");
+    let out =
+        t.run_args(&["import", "--check", "v.yaml", "-o", "new.toml", "--chart-version", "1.9.2"]);
+    out.code(0);
+    assert_eq!(out.stdout, "", "--check prints no cluster file");
+    assert!(!t.path().join("new.toml").exists());
+    let refused = t.run_args(&["import", "v.yaml", "-o", "mine.toml", "--color", "never"]);
+    refused.code(2);
+    assert!(
+        refused.stderr.contains("error[usage]: mine.toml exists; pass --force to overwrite it"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(read(t.path().join("mine.toml")), "# mine\n");
+    t.run_args(&["import", "v.yaml", "-o", "mine.toml", "--force", "--chart-version", "1.9.2"])
+        .code(0);
+    assert!(read(t.path().join("mine.toml")).contains("storageOverProvisioningPercentage = 150"));
+}
+
+#[test]
+fn stdin_and_json_diagnostics_name_the_input_line() {
+    let out = Test::new()
+        .stdin("defaultSettings:\n  storageOverProvisioningPercentag: 150\n")
+        .run_args(&["import", "-", "--chart-version", "1.9.2", "--message-format", "json"]);
+    out.code(1);
+    assert!(
+        out.stdout.contains("[longhorn.settings]"),
+        "the cluster file on stdout:\n{}",
+        out.stdout
+    );
+    let d: Json = serde_json::from_str(out.stderr.lines().next().unwrap()).unwrap();
+    assert_eq!(d["code"], "unknown-setting");
+    assert_eq!(
+        (d["file"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+        (Some("-"), Some(2), Some(3))
+    );
+    assert_eq!(d["help"], "did you mean `storageOverProvisioningPercentage`?");
+}
