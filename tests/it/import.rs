@@ -1000,3 +1000,87 @@ fn stdin_and_json_diagnostics_name_the_input_line() {
     );
     assert_eq!(d["help"], "did you mean `storageOverProvisioningPercentage`?");
 }
+
+/// No credential of the input reaches the cluster file, the diagnostics or the build: a Flux
+/// `valuesFrom` Secret, registry credentials and a token in the values, an S3 key in a backup
+/// Secret; import names each Secret and credential instead.
+#[test]
+fn secrets_are_never_copied_and_import_names_them() {
+    let release = "\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: longhorn, namespace: longhorn-system}
+spec:
+  chart:
+    spec: {chart: longhorn, version: 1.12.1, sourceRef: {kind: HelmRepository, name: longhorn}}
+  valuesFrom:
+    - kind: Secret
+      name: longhorn-extra
+      valuesKey: values.yaml
+  values:
+    defaultSettings:
+      storageOverProvisioningPercentage: 150
+    defaultBackupStore:
+      backupTarget: s3://backups@eu-central-1/
+      backupTargetCredentialSecret: longhorn-backup
+    privateRegistry:
+      createSecret: true
+      registryUrl: registry.example.com
+      registryUser: robot-user-4711
+      registryPasswd: hunter2-registry
+      registrySecret: longhorn-registry
+    longhornUI:
+      apiToken: tok-0123456789
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: longhorn-extra, namespace: longhorn-system}
+stringData:
+  values.yaml: |
+    defaultSettings:
+      storageMinimalAvailablePercentage: 25
+    privateRegistry:
+      registryPasswd: from-the-secret-pw
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: longhorn-backup, namespace: longhorn-system}
+stringData:
+  AWS_ACCESS_KEY_ID: AKIAEXAMPLEKEY
+  AWS_SECRET_ACCESS_KEY: s3-secret-access-key
+";
+    let t = Test::new().file("release.yaml", release);
+    let out = t.run_args(&["import", "release.yaml", "-o", "c.toml", "--color", "never"]);
+    let cluster = read(t.path().join("c.toml"));
+    let secrets = [
+        "robot-user-4711",
+        "hunter2-registry",
+        "tok-0123456789",
+        "from-the-secret-pw",
+        "AKIAEXAMPLEKEY",
+        "s3-secret-access-key",
+    ];
+    for s in secrets {
+        assert!(!cluster.contains(s), "{s} copied into the cluster file:\n{cluster}");
+        assert!(!out.stderr.contains(s), "{s} shown in a diagnostic:\n{}", out.stderr);
+        assert!(!out.stdout.contains(s), "{s} on stdout");
+    }
+    for said in [
+        "warning[secret-not-copied]: not copied into the cluster file: the values of Secret `longhorn-extra` (key `values.yaml`)",
+        "warning[secret-not-copied]: not copied into the cluster file: the credential `privateRegistry.registryPasswd` (line 21)",
+        "warning[secret-not-copied]: not copied into the cluster file: the credential `privateRegistry.registryUser` (line 20)",
+        "warning[secret-not-copied]: not copied into the cluster file: the credential `longhornUI.apiToken` (line 24)",
+        "and Secret `longhorn-backup` (lhc never reads Secrets)",
+    ] {
+        assert!(out.stderr.contains(said), "expected {said:?} in\n{}", out.stderr);
+    }
+    // The Secrets are named instead: the backup one and the registry one.
+    assert!(cluster.contains("\"longhorn-backup\""), "{cluster}");
+    assert!(cluster.contains("\"longhorn-registry\""), "{cluster}");
+    t.run_args(&["build", "c.toml", "-o", "out"]);
+    for (path, text) in read_tree(&t.path().join("out")) {
+        for s in secrets {
+            assert!(!text.contains(s), "{s} written to {path}");
+        }
+    }
+}
