@@ -110,13 +110,14 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     out
 }
 
-/// Writes through a temporary file in the same folder and a rename, so a failure leaves the old
-/// file (or none).
+/// Writes through a temporary file in the same folder (made if missing, as `build` makes its
+/// output folder) and a rename, so a failure leaves the old file (or none).
 fn write(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    std::fs::create_dir_all(&dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
     std::io::Write::write_all(&mut tmp, text.as_bytes())?;
     tmp.persist(path).map_err(|e| e.error)?;

@@ -958,6 +958,23 @@ fn exit_codes_say_clean_problems_or_could_not_run() {
     let none = t.run_args(&["import", "other.yaml", "--color", "never"]);
     none.code(2).stderr_golden("commands/nothing-to-import.stderr");
     t.run_args(&["import", "missing.yaml"]).code(2);
+    // --check: the same codes, and nothing written.
+    let checked =
+        t.run_args(&["import", "--check", "bad.yaml", "--chart-version", "1.9.2", "-o", "c.toml"]);
+    checked.code(1);
+    assert!(
+        checked.stderr.ends_with(
+            "error: 1 error; nothing was written (--check)
+"
+        ),
+        "{}",
+        checked.stderr
+    );
+    t.run_args(&["import", "--check", "ok.yaml", "--chart-version", "1.9.2", "-o", "c.toml"])
+        .code(0);
+    t.run_args(&["import", "--check", "other.yaml", "-o", "c.toml"]).code(2);
+    t.run_args(&["import", "--check", "missing.yaml", "-o", "c.toml"]).code(2);
+    assert!(!t.path().join("c.toml").exists(), "--check wrote c.toml");
 }
 
 #[test]
@@ -1082,5 +1099,94 @@ stringData:
         for s in secrets {
             assert!(!text.contains(s), "{s} written to {path}");
         }
+    }
+}
+
+/// The codes only `lhc import` gives, each pinned with its full message in
+/// `tests/commands/<code>.stderr`.
+#[test]
+fn import_diagnostics_are_pinned() {
+    let pin = |name: &str, files: &[(&str, &str)], code: i32| {
+        let mut t = Test::new();
+        for (path, text) in files {
+            t = t.file(path, text);
+        }
+        let mut args = vec!["import", "--check", "--chart-version", "1.12.1", "--color", "never"];
+        args.extend(files.iter().map(|(p, _)| *p));
+        t.run_args(&args).code(code).stderr_golden(&format!("commands/{name}.stderr"));
+    };
+    pin("yaml-limit", &[("bomb.yaml", &alias_bomb())], 1);
+    pin(
+        "secret-not-copied",
+        &[(
+            "values.yaml",
+            "defaultSettings:\n  storageOverProvisioningPercentage: 150\nprivateRegistry:\n  registryUrl: registry.example.com\n  registryUser: robot\n  registryPasswd: hunter2\n  registrySecret: longhorn-registry\n",
+        )],
+        0,
+    );
+    pin(
+        "not-imported",
+        &[(
+            "app.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: longhorn, namespace: argocd}\nspec:\n  project: default\n  destination: {server: https://kubernetes.default.svc, namespace: longhorn-system}\n  source:\n    repoURL: https://charts.longhorn.io\n    chart: longhorn\n    targetRevision: 1.12.1\n    helm:\n      valueFiles: [values-prod.yaml]\n",
+        )],
+        0,
+    );
+    pin(
+        "ignored-document",
+        &[
+            ("values.yaml", "defaultSettings:\n  storageOverProvisioningPercentage: 150\n"),
+            ("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: longhorn-system}\n"),
+        ],
+        0,
+    );
+}
+
+/// The README's "Adopting an existing Longhorn" commands, run as written in the Flux and the
+/// Argo CD repository of `tests/import/` (whose layouts the README describes).
+#[test]
+fn the_readme_adoption_commands_run_end_to_end() {
+    let readme = read(repo().join("README.md"));
+    let start = readme.find("## Adopting an existing Longhorn").expect("the README section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let blocks: Vec<Vec<Vec<String>>> = section
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| {
+            let block = &b[..b.find("```").unwrap()];
+            block
+                .lines()
+                .map(|l| l.split("  #").next().unwrap().trim())
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    let words: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+                    assert_eq!(words[0], "lhc", "the README's commands are lhc's: {l}");
+                    words[1..].to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(blocks.len(), 2, "a Flux and an Argo CD block");
+    // (case, exit code of each command: the Flux repository has settings lhc refuses)
+    for ((case, codes), commands) in
+        [("flux-repo", [1, 1, 0, 0]), ("argocd-repo", [0, 0, 0, 0])].iter().zip(&blocks)
+    {
+        let t = Test::new();
+        for (path, text) in read_tree(&repo().join("tests/import").join(case).join("repo")) {
+            t.file_write(&path, &text);
+        }
+        assert_eq!(commands.len(), codes.len(), "{case}: {commands:?}");
+        for (args, code) in commands.iter().zip(codes) {
+            let mut args = args.clone();
+            args.extend(["--color".to_string(), "never".to_string()]);
+            let out = t.run_args(&args);
+            assert_eq!(out.code, *code, "{case}: lhc {}\n{}", args.join(" "), out.stderr);
+        }
+        let gitops = t.path().join("lhc/out/prod/gitops");
+        let file = if *case == "flux-repo" { "flux.yaml" } else { "argocd.yaml" };
+        assert!(gitops.join(file).exists(), "{case}: the build writes gitops/{file}");
+        let cluster = read(t.path().join("lhc/prod.toml"));
+        assert!(cluster.starts_with("# Cluster file written by `lhc import`"), "{cluster}");
     }
 }
