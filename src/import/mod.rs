@@ -349,7 +349,7 @@ fn what(node: &Node) -> What {
 }
 
 /// Every document, `List`s opened, with what it is.
-fn documents<'a>(docs: &'a [Vec<Document>]) -> Vec<(usize, &'a Node, What)> {
+fn documents(docs: &[Vec<Document>]) -> Vec<(usize, &Node, What)> {
     let mut out = vec![];
     for (file, list) in docs.iter().enumerate() {
         for d in list {

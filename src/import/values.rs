@@ -526,7 +526,7 @@ fn backup<'a>(
         };
         lines.push(Line::new(key, value, Some(leaf.at.clone())));
     }
-    if !lines.first().is_some_and(|l| l.key[0] == "target") {
+    if lines.first().is_none_or(|l| l.key[0] != "target") {
         return None;
     }
     if prefix == "defaultBackupStore" && !t.rest_is_default(prefix) {
