@@ -418,6 +418,18 @@ pub enum Message {
     #[error("no row is of the baseline class `{class}`")]
     UnknownBaseline { class: String },
 
+    // --- import ------------------------------------------------------------------------------------
+    #[error("not copied into the cluster file: {what}")]
+    SecretNotCopied { what: String },
+    #[error("{what} is not in the cluster file: {why}")]
+    NotImported { what: String, why: String },
+    #[error("lhc import does not read {what}")]
+    IgnoredDocument { what: String },
+    #[error("{0}")]
+    YamlLimit(String),
+    #[error("{what} holds nothing lhc can import")]
+    NothingToImport { what: String },
+
     // --- gitops ------------------------------------------------------------------------------------
     #[error("`{key}` does nothing with `mode = \"{mode}\"`")]
     UnusedGitopsKey { key: String, mode: &'static str },
@@ -620,6 +632,11 @@ codes! {
     FailedBenchmarkRun => "failed-benchmark-run",
     DroppedBenchmarkResult => "dropped-benchmark-result",
     UnknownBaseline => "unknown-baseline",
+    SecretNotCopied => "secret-not-copied",
+    NotImported => "not-imported",
+    IgnoredDocument => "ignored-document",
+    YamlLimit => "yaml-limit",
+    NothingToImport => "nothing-to-import",
     UnusedGitopsKey => "unused-gitops-key",
     OutputCollision => "output-collision",
 }

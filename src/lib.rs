@@ -16,6 +16,10 @@
 //! 8. [`emit`]: the build transaction: write the tree atomically, keeping `.lhc-manifest.json`.
 //! 9. [`diff`]: what a build would change, and what the change means.
 //!
+//! [`import`] runs the other way: an existing installation's YAML (Helm values, Flux and Argo CD
+//! objects, StorageClasses, RecurringJobs, node state) into a cluster file, through the same
+//! checks, with every diagnostic at the input's own file and line.
+//!
 //! Beside the pipeline: [`commands`] (one module per `lhc` command, returning what to print and
 //! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
 //! (benchmark logs for `lhc report`), [`capacity`] (what a cluster can hold: the arithmetic of
@@ -29,6 +33,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod diff;
 pub mod emit;
+pub mod import;
 pub mod knowledge;
 pub mod model;
 pub mod names;

@@ -146,6 +146,31 @@ enum Command {
         #[arg(long, value_name = "FILE.svg")]
         chart: Option<PathBuf>,
     },
+    /// Write a cluster file from an existing Longhorn installation: Helm values, a Flux
+    /// HelmRelease (with the ConfigMaps its `valuesFrom` names), an Argo CD Application,
+    /// StorageClasses, RecurringJobs, `kubectl get nodes -o yaml` and `nodes.longhorn.io`
+    /// dumps, or lhc's own output folder, in any mix. Every problem is reported at its file and
+    /// line; keys lhc refuses are kept as comments.
+    Import {
+        /// YAML files or folders (their .yaml and .yml files); `-` reads stdin.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where to write the cluster file (default: stdout).
+        #[arg(short, long, value_name = "CLUSTER.toml")]
+        output: Option<PathBuf>,
+        /// The cluster's name (default: what the input says, else the output file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The Longhorn chart release, when the input does not pin one (or to override it).
+        #[arg(long, value_name = "V")]
+        chart_version: Option<String>,
+        /// Write nothing; only report (a linter for values files, for CI and pre-commit).
+        #[arg(long)]
+        check: bool,
+        /// Overwrite an existing output file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
     Schema,
     /// Write a new cluster file from a shipped profile.
@@ -248,6 +273,12 @@ fn main() -> ExitCode {
                 chart: chart.as_deref(),
             },
         ),
+        Command::Import { files, output, name, chart_version, check, force } => {
+            commands::import::run(
+                &ui,
+                commands::import::Options { files, output, name, chart_version, check, force },
+            )
+        }
         Command::Schema => commands::schema::run(),
         Command::Init { name, profile, output, force, list } => commands::init::run(
             &Ui { color: false, ..ui },

@@ -15,7 +15,7 @@ mod node;
 use std::fmt::Write;
 
 pub use error::{ErrorKind, YamlError};
-pub use nested::parse_nested;
+pub use nested::{parse_nested, parse_nested_lenient};
 pub use node::{Document, Node, Style, Value};
 
 /// How much a YAML stream may cost. Every limit is checked while reading, so hostile input
@@ -58,6 +58,15 @@ impl Default for Limits {
 /// limit ends the reading.
 pub fn parse_spanned(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
     load::load(text, limits)
+}
+
+/// [`parse_spanned`] that keeps going where it can: the documents read, and every error. Errors
+/// that do not stop the parser (duplicate keys, bad merges, scalars that do not fit their tag)
+/// leave the documents whole (a key written twice keeps both entries; [`Node::to_json`] takes the
+/// later); after a fatal error (syntax, a limit) only the documents that ended before it are
+/// returned. What `lhc import` uses: one bad key does not hide the rest of a file.
+pub fn parse_lenient(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
+    load::load_all(text, limits)
 }
 
 /// Checks bytes are UTF-8 text before they are parsed; the error is at the first bad byte.

@@ -214,7 +214,8 @@ pub(super) fn check_tags_exist(
             if known.contains(tag.as_str()) {
                 continue;
             }
-            let unseen = kind == "disk" && blind;
+            // Without pools lhc knows no node, so no node tag either.
+            let unseen = (kind == "disk" && blind) || s.file.pools.is_empty();
             if unseen {
                 let mut d = Diagnostic::warning(
                     Message::UnknownTag { tag: tag.to_string(), kind },
@@ -222,6 +223,7 @@ pub(super) fn check_tags_exist(
                 );
                 d.help = Some(match did_you_mean(tag, known.iter().map(String::as_str)) {
                     Some(m) => format!("did you mean `{m}`? (a pool without `[[pool.disk]]` may have disks lhc cannot see; Longhorn fails every volume of this class if no disk has the tag)"),
+                    None if kind == "pool" => "no `[[pool]]` is declared, so lhc cannot see the nodes' tags; Longhorn fails every volume of this class with \"specified node tag does not exist\" if no node has the tag".into(),
                     None => "a pool without `[[pool.disk]]` may have disks set up elsewhere that lhc cannot see; Longhorn fails every volume of this class with \"specified disk tag does not exist\" if none has the tag".into(),
                 });
                 out.push(d);

@@ -15,6 +15,13 @@ use crate::source::Span;
 const MAX_ERRORS: usize = 100;
 
 pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
+    let (docs, errors) = load_all(text, limits);
+    if errors.is_empty() { Ok(docs) } else { Err(errors) }
+}
+
+/// Every document read to its end, and every error (sorted by position). After a fatal error
+/// the documents are those that ended before it.
+pub(super) fn load_all(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
     if text.len() > limits.max_bytes {
         let mut at = limits.max_bytes;
         while !text.is_char_boundary(at) {
@@ -25,10 +32,9 @@ pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<Yam
             text.len(),
             limits.max_bytes
         );
-        return Err(vec![
-            YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
-                .help("split it into smaller files"),
-        ]);
+        let e = YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
+            .help("split it into smaller files");
+        return (vec![], vec![e]);
     }
     let mut loader = Loader::new(text, limits);
     let outcome = catch_unwind(AssertUnwindSafe(|| loader.run()));
@@ -43,12 +49,8 @@ pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<Yam
     };
     let mut errors = loader.errors;
     errors.extend(fatal);
-    if errors.is_empty() {
-        Ok(loader.docs)
-    } else {
-        errors.sort_by_key(|e| (e.span.start, e.span.end));
-        Err(errors)
-    }
+    errors.sort_by_key(|e| (e.span.start, e.span.end));
+    (loader.docs, errors)
 }
 
 /// Byte offsets of the parser's character indices.
@@ -528,10 +530,23 @@ impl<'t> Loader<'t> {
             }
         }
         if let Some(open) = self.stack.iter().rev().find(|f| f.style == Style::Flow) {
-            let what = match open.kind {
-                FrameKind::Seq(_) => "the `[` list that is open here",
-                FrameKind::Map(..) => "the `{` mapping that is open here",
+            let (what, kind, close) = match open.kind {
+                FrameKind::Seq(_) => ("the `[` list that is open here", "a `[` list", "]"),
+                FrameKind::Map(..) => ("the `{` mapping that is open here", "a `{` mapping", "}"),
             };
+            // The parser's own words ("illegal placement of ':'") name the symptom; an opener
+            // on an earlier line is nearly always the cause: a bracket left open.
+            let unexplained = err.message.starts_with("this is not valid YAML");
+            if unexplained && open.start < line_start {
+                let indent = self.text[line_start..].len()
+                    - self.text[line_start..].trim_start_matches([' ', '\t']).len();
+                err.span = line_start + indent..line_start + indent + 1;
+                err.message = format!("{kind} is not closed before this line");
+                err.help = Some(format!(
+                    "close it with `{close}` on the line it opens on, or quote a value that starts with `{}`",
+                    if close == "]" { "[" } else { "{" }
+                ));
+            }
             err = err.label(open.start..open.start + 1, what);
         }
         err

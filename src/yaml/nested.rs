@@ -13,29 +13,34 @@ pub fn parse_nested(
     node: &Node,
     limits: &Limits,
 ) -> Result<Vec<Document>, Vec<YamlError>> {
+    let (docs, errors) = parse_nested_lenient(text, node, limits);
+    if errors.is_empty() { Ok(docs) } else { Err(errors) }
+}
+
+/// [`parse_nested`] that keeps going where it can, as [`super::parse_lenient`] does: the
+/// documents read and every error, all spans in `text`.
+pub fn parse_nested_lenient(
+    text: &str,
+    node: &Node,
+    limits: &Limits,
+) -> (Vec<Document>, Vec<YamlError>) {
     let Value::String(inner) = &node.value else {
         let message = format!("expected YAML text in a string here, found {}", node.kind());
-        return Err(vec![YamlError::new(ErrorKind::NotAString, node.span.clone(), message)]);
+        return (vec![], vec![YamlError::new(ErrorKind::NotAString, node.span.clone(), message)]);
     };
     let map = OffsetMap::new(text, node, inner);
-    match load::load(inner, limits) {
-        Ok(mut docs) => {
-            for doc in &mut docs {
-                doc.span = map.span(&doc.span);
-                doc.root.spans_mut(&mut |s| *s = map.span(s));
-            }
-            Ok(docs)
-        }
-        Err(mut errors) => {
-            for e in &mut errors {
-                e.span = map.span(&e.span);
-                for label in &mut e.labels {
-                    label.span = map.span(&label.span);
-                }
-            }
-            Err(errors)
+    let (mut docs, mut errors) = load::load_all(inner, limits);
+    for doc in &mut docs {
+        doc.span = map.span(&doc.span);
+        doc.root.spans_mut(&mut |s| *s = map.span(s));
+    }
+    for e in &mut errors {
+        e.span = map.span(&e.span);
+        for label in &mut e.labels {
+            label.span = map.span(&label.span);
         }
     }
+    (docs, errors)
 }
 
 /// Where each character of a scalar's value was written in the outer text: runs of characters

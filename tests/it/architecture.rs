@@ -27,10 +27,11 @@ const ORDER: &[&str] = &[
     "diff",
     "results",
     "lib",
+    "import",
     "commands",
 ];
 
-/// `lib.rs` chains the stages (`lhc::compile`); only the commands use it.
+/// `lib.rs` chains the stages (`lhc::compile`); only `import` and the commands use it.
 const ROOT_ITEMS: &[&str] = &["", "check", "check_only", "compile", "Compiled", "Output"];
 
 /// Every `crate::<module>` a top-level module mentions, by module.

@@ -52,6 +52,13 @@ impl Test {
         self
     }
 
+    /// Writes a file into the test directory after the test was built.
+    pub fn file_write(&self, path: &str, contents: &str) {
+        let p = self.dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, contents).unwrap();
+    }
+
     pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Test {
         self.args = args.into_iter().map(Into::into).collect();
         self

@@ -14,6 +14,7 @@ mod diagnostics;
 mod diff;
 mod fuzz;
 mod gitops;
+mod import;
 mod nodes;
 mod outputs;
 mod plan;

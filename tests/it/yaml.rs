@@ -514,6 +514,13 @@ fn syntax_errors_say_where_and_what_to_do() {
     let text = "list: [1, 2\nother: 3\n";
     let e = errors(text);
     assert_eq!(e[0].labels[0].span, 6..7, "the open `[` is labelled");
+    let text = "taints: [a=b:NoSchedule\n  other: 3\n";
+    let e = errors(text);
+    assert_eq!(
+        (pos(text, e[0].span.start), e[0].message.as_str()),
+        ((2, 3), "a `[` list is not closed before this line")
+    );
+    assert_eq!(e[0].labels[0].span, 8..9);
     let e = errors("a: \"never closed\n");
     assert!(e[0].message.contains("not closed"), "{}", e[0].message);
     let e = errors("url: http://x: y\n");

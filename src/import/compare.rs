@@ -1,0 +1,297 @@
+//! What `lhc build` of the imported file writes, against the input, key by key after YAML
+//! parsing: every difference with its reason (lhc derives it, the chart's default, commented out,
+//! not copied), or the values group to translate again because the build does not reproduce it.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::Scope;
+use super::draft::Group;
+use super::leaves::{Leaves, json_leaves};
+use super::settings::{canonical, render_of, same, store_render};
+use super::values::{Cx, chart_default, derived_reason, is_default};
+use crate::knowledge::longhorn::dotted;
+
+/// One key where the build differs from the input.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Difference {
+    pub scope: Scope,
+    pub path: Vec<String>,
+    pub what: String,
+    /// The group whose translation does not reproduce the input.
+    pub demote: Option<Group>,
+    /// Nothing explains it (a bug in import, reported as a warning).
+    pub unexplained: bool,
+}
+
+/// Why a key of the input is not in the build (commented out, not copied, not imported).
+pub(crate) type Removed = BTreeMap<(Scope, Vec<String>), String>;
+
+fn show(v: &Json) -> String {
+    match v {
+        Json::String(s) => crate::yaml::quote(s),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a values path holds a setting, compared as the chart renders it.
+fn setting_render(cx: &Cx<'_>, path: &[String]) -> Option<crate::knowledge::longhorn::Render> {
+    match path {
+        [first, key] if first == "defaultSettings" => {
+            Some(render_of(&cx.knowledge.longhorn, cx.release, key))
+        }
+        [first, key]
+            if first == "defaultBackupStore" && cx.release.behaviour.default_backup_store =>
+        {
+            Some(store_render(cx.release, key))
+        }
+        _ => None,
+    }
+}
+
+/// The Helm values of the build against the input's.
+pub(crate) fn values(
+    input: &Leaves,
+    output: &Json,
+    cx: &Cx<'_>,
+    owner: &BTreeMap<Vec<String>, Group>,
+    removed: &Removed,
+) -> Vec<Difference> {
+    let release = cx.release;
+    let inputs: BTreeMap<Vec<String>, Json> =
+        input.iter().map(|(p, l)| (p.clone(), l.value.clone())).collect();
+    let outputs = json_leaves(output);
+    let mut paths: Vec<&Vec<String>> = inputs.keys().chain(outputs.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    let quirks: Vec<_> = cx.knowledge.longhorn.quirks(&release.version).collect();
+    let mut out = vec![];
+    for path in paths {
+        let (i, o) = (inputs.get(path), outputs.get(path));
+        let equal = match (setting_render(cx, path), i, o) {
+            (Some(render), Some(a), Some(b)) => {
+                match (canonical(render, a), canonical(render, b)) {
+                    (Some(x), Some(y)) => same(&x, &y),
+                    (x, y) => x == y,
+                }
+            }
+            (_, a, b) => a == b,
+        };
+        if equal {
+            continue;
+        }
+        let dotted_path = dotted(path);
+        let mut d = Difference {
+            scope: Scope::Values,
+            path: path.clone(),
+            what: String::new(),
+            demote: None,
+            unexplained: false,
+        };
+        if let Some(why) = removed.get(&(Scope::Values, path.clone())) {
+            d.what = why.clone();
+            out.push(d);
+            continue;
+        }
+        let setting_key = match path.as_slice() {
+            [first, key] if first == "defaultSettings" => Some(key.as_str()),
+            _ => None,
+        };
+        let quirk = setting_key.and_then(|k| {
+            quirks.iter().find(|q| {
+                q.write.iter().chain(&q.group).any(|w| w == k) || q.key.as_deref() == Some(k)
+            })
+        });
+        d.what = match (i, o) {
+            (None, Some(b)) if setting_key == Some("defaultDataPath") => {
+                format!(
+                    "written by lhc as {}: lhc always writes the data path (`data_path` in `[longhorn]`)",
+                    show(b)
+                )
+            }
+            (_, Some(b))
+                if derived_reason(&dotted_path).is_some()
+                    && !matches!(setting_key, Some("defaultDataPath")) =>
+            {
+                format!(
+                    "written by lhc as {}: {}",
+                    show(b),
+                    derived_reason(&dotted_path).unwrap_or_default()
+                )
+            }
+            (None, Some(b))
+                if setting_key.is_some_and(|k| {
+                    release.default_of(k).is_some_and(|def| {
+                        canonical(render_of(&cx.knowledge.longhorn, release, k), b).as_deref()
+                            == Some(def)
+                    })
+                }) =>
+            {
+                format!("written by lhc as {}, Longhorn's default", show(b))
+            }
+            (None, Some(b)) if is_default(release, path, b) => {
+                format!("written by lhc as {}, the chart's default", show(b))
+            }
+            (_, _) if quirk.is_some() => {
+                let q = quirk.map(|q| q.note.clone()).unwrap_or_default();
+                match o {
+                    Some(b) => format!(
+                        "written by lhc as {}, as chart {} needs ({q})",
+                        show(b),
+                        release.version
+                    ),
+                    None => {
+                        format!("left out: lhc writes it as chart {} needs ({q})", release.version)
+                    }
+                }
+            }
+            (Some(a), None) if a.is_null() => {
+                "left out: null (the chart's default applies)".to_string()
+            }
+            (Some(a), None) if is_default(release, path, a) => {
+                "left out: the chart's default".to_string()
+            }
+            (Some(a), None) if derived_reason(&dotted_path).is_some() => {
+                format!(
+                    "left out ({}): {}",
+                    show(a),
+                    derived_reason(&dotted_path).unwrap_or_default()
+                )
+            }
+            (a, b) => {
+                d.demote = owner.get(path).copied();
+                d.unexplained = d.demote.is_none();
+                match (a, b) {
+                    (Some(a), Some(b)) => format!("lhc writes {} instead of {}", show(b), show(a)),
+                    (Some(_), None) => "left out by lhc".to_string(),
+                    (None, Some(b)) => format!("written by lhc as {}", show(b)),
+                    (None, None) => String::new(),
+                }
+            }
+        };
+        if d.demote.is_none()
+            && chart_default(release, path).is_none()
+            && o.is_none()
+            && i.is_some_and(Json::is_null)
+        {
+            d.what = "left out: null".into();
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// Why lhc writes a key of a StorageClass or RecurringJob that the input did not have.
+fn written_why(scope: &Scope, path: &str) -> &'static str {
+    match (scope, path) {
+        (_, "metadata.labels.app.kubernetes.io/managed-by") => "it marks what lhc writes",
+        (
+            Scope::StorageClass(_),
+            "metadata.annotations.storageclass.kubernetes.io/is-default-class",
+        ) => "not a default class, as Kubernetes reads a class without it",
+        (
+            Scope::StorageClass(_),
+            "allowVolumeExpansion" | "reclaimPolicy" | "volumeBindingMode",
+        ) => "what Kubernetes uses when it is not set",
+        (Scope::StorageClass(_), p) if p.starts_with("parameters.") => {
+            "what Longhorn uses when it is not set"
+        }
+        (Scope::RecurringJob(_), "metadata.annotations.argocd.argoproj.io/sync-options") => {
+            "Argo CD may sync the job before Longhorn's CRDs exist"
+        }
+        (Scope::RecurringJob(_), "metadata.namespace") => "Longhorn's namespace",
+        (Scope::RecurringJob(_), "spec.name") => "the job's name",
+        (Scope::RecurringJob(_), "spec.concurrency") => "Longhorn's default",
+        (Scope::RecurringJob(_), "spec.groups" | "spec.labels" | "spec.parameters") => {
+            "written empty, as Longhorn stores it"
+        }
+        (_, "apiVersion") => "the version lhc writes",
+        _ => "",
+    }
+}
+
+/// A StorageClass or RecurringJob of the build against the input's.
+pub(crate) fn object(
+    scope: &Scope,
+    input: &Json,
+    output: Option<&Json>,
+    removed: &Removed,
+) -> Vec<Difference> {
+    let Some(output) = output else {
+        let what = removed
+            .get(&(scope.clone(), vec![]))
+            .cloned()
+            .unwrap_or_else(|| "not written by lhc".to_string());
+        return vec![Difference {
+            scope: scope.clone(),
+            path: vec![],
+            what,
+            demote: None,
+            unexplained: false,
+        }];
+    };
+    let a = json_leaves(input);
+    let b = json_leaves(output);
+    let mut paths: Vec<&Vec<String>> = a.keys().chain(b.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    let mut out = vec![];
+    for path in paths {
+        let (i, o) = (a.get(path), b.get(path));
+        if i == o {
+            continue;
+        }
+        let key = path.join(".");
+        if key == "parameters.recurringJobSelector" {
+            let set = |v: Option<&Json>| -> Option<Vec<String>> {
+                let list: Vec<Json> = serde_json::from_str(v?.as_str()?).ok()?;
+                let mut items: Vec<String> = list.iter().map(Json::to_string).collect();
+                items.sort();
+                items.dedup();
+                Some(items)
+            };
+            if set(i).is_some() && set(i) == set(o) {
+                continue;
+            }
+        }
+        let mut d = Difference {
+            scope: scope.clone(),
+            path: path.clone(),
+            what: String::new(),
+            demote: None,
+            unexplained: false,
+        };
+        if let Some(why) = removed.get(&(scope.clone(), path.clone())) {
+            d.what = why.clone();
+            out.push(d);
+            continue;
+        }
+        let why = written_why(scope, &key);
+        d.what = match (i, o) {
+            (None, Some(v)) if why.is_empty() => format!("written by lhc as {}", show(v)),
+            (None, Some(v)) => format!("written by lhc as {}: {why}", show(v)),
+            (Some(a), Some(b))
+                if matches!(scope, Scope::RecurringJob(_))
+                    && matches!(key.as_str(), "spec.retain" | "spec.concurrency") =>
+            {
+                format!(
+                    "lhc writes {} instead of {}, as Longhorn's webhook stores it",
+                    show(b),
+                    show(a)
+                )
+            }
+            (Some(a), Some(b)) => {
+                d.unexplained = true;
+                format!("lhc writes {} instead of {}", show(b), show(a))
+            }
+            (Some(_), None) => {
+                d.unexplained = true;
+                "left out by lhc".to_string()
+            }
+            (None, None) => continue,
+        };
+        out.push(d);
+    }
+    out
+}

@@ -1,0 +1,1417 @@
+//! `lhc import`: an existing Longhorn installation in (YAML files in any mix, recognised by
+//! content: Helm values, Flux HelmReleases with the ConfigMaps their `valuesFrom` names, Argo CD
+//! Applications, StorageClasses, RecurringJobs, `kubectl get nodes` and `nodes.longhorn.io`
+//! dumps, lhc's own output and manifest); a cluster file out, and every diagnostic lhc has about
+//! the configuration at the file and line it was written.
+//!
+//! 1. Read every file under [`crate::yaml::Limits`] (spans kept), classify each document.
+//! 2. Merge the values as Helm would (values files in order; Flux `valuesFrom` then `values`;
+//!    Argo CD `valueFiles`, `values`, `valuesObject`, `parameters`), leave out credentials.
+//! 3. Translate: first-class keys where the values say exactly what lhc writes from them
+//!    ([`values`]), classes and jobs ([`objects`]), pools from node state ([`nodes`]).
+//! 4. Write the cluster file ([`draft`]), run lhc's own checks on it, map every diagnostic back
+//!    through the line it is about to the input, comment out the keys they refuse; build it and
+//!    compare with the input ([`compare`]): a translation the build does not reproduce is done
+//!    again as plain values. Repeat until nothing changes.
+//! 5. The header lists every key where the build differs from the input, and why.
+
+mod compare;
+mod draft;
+mod gitops;
+mod leaves;
+mod nodes;
+mod objects;
+mod settings;
+mod values;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::Value as Json;
+
+use self::compare::{Difference, Removed};
+use self::draft::{Group, Line, Table, Toml};
+use self::leaves::Leaves;
+use crate::diagnostic::{Diagnostic, Label, Message};
+use crate::knowledge::Knowledge;
+use crate::knowledge::longhorn::{Release, dotted, version_key};
+use crate::source::{Source, Span};
+use crate::yaml::{Document, ErrorKind, Limits, Node, YamlError};
+
+/// One input, as the command read it.
+#[derive(Debug)]
+pub struct InputFile {
+    /// The name diagnostics and the header use (the path as given, or `-`).
+    pub name: String,
+    pub contents: Contents,
+}
+
+#[derive(Debug)]
+pub enum Contents {
+    Bytes(Vec<u8>),
+    /// Larger than [`Limits::max_bytes`]: not read.
+    TooLarge {
+        size: u64,
+    },
+}
+
+/// What the command asks for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `[cluster] name` (default: what the input says, else `imported`).
+    pub name: Option<String>,
+    /// The chart version, overriding what the input pins.
+    pub chart_version: Option<String>,
+    /// How the cluster file is named in diagnostics about it.
+    pub output: String,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            name: None,
+            chart_version: None,
+            output: "cluster.toml".into(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// What an import gave.
+#[derive(Debug)]
+pub struct Imported {
+    /// The inputs, for showing diagnostics at their lines.
+    pub sources: Vec<Source>,
+    /// Diagnostics about each input, sorted by position.
+    pub diagnostics: Vec<Vec<Diagnostic>>,
+    /// Diagnostics about the cluster file itself (spans into `cluster`).
+    pub own: Vec<Diagnostic>,
+    /// The cluster file; `None` when the input held nothing to import.
+    pub cluster: Option<Source>,
+}
+
+impl Imported {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().flatten().chain(&self.own).any(Diagnostic::is_error)
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().flatten().chain(&self.own)
+    }
+}
+
+/// Where something was written: a byte span of an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct At {
+    pub file: usize,
+    pub span: Span,
+}
+
+impl At {
+    /// `key: value` when both are on one line, else the key (or the value without a key).
+    pub(crate) fn of(file: usize, text: &str, key: Option<&Span>, value: &Span) -> At {
+        match key {
+            Some(k)
+                if value.end >= k.start
+                    && !text.get(k.start..value.end).is_none_or(|t| t.contains('\n')) =>
+            {
+                At { file, span: k.start..value.end }
+            }
+            Some(k) => At { file, span: k.clone() },
+            None => At { file, span: value.clone() },
+        }
+    }
+}
+
+/// What a key of the input belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Scope {
+    Values,
+    StorageClass(String),
+    RecurringJob(String),
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scope::Values => f.write_str("values"),
+            Scope::StorageClass(n) => write!(f, "StorageClass {n}"),
+            Scope::RecurringJob(n) => write!(f, "RecurringJob {n}"),
+        }
+    }
+}
+
+/// A diagnostic about the input, and the key it keeps out of the cluster file.
+#[derive(Debug, Clone)]
+pub(crate) struct Finding {
+    pub file: Option<usize>,
+    pub diagnostic: Diagnostic,
+    pub removed: Option<(Scope, Vec<String>)>,
+}
+
+impl Finding {
+    fn yaml(file: usize, e: YamlError) -> Finding {
+        Finding { file: Some(file), diagnostic: yaml_diagnostic(e), removed: None }
+    }
+}
+
+/// A YAML error as a diagnostic: `syntax`, `duplicate` for a key written twice, `yaml-limit`
+/// for a crossed limit.
+fn yaml_diagnostic(e: YamlError) -> Diagnostic {
+    let message = match e.kind {
+        ErrorKind::DuplicateKey => {
+            let name = e.message.split('`').nth(1).unwrap_or_default().to_string();
+            Message::Duplicate { what: "the key".into(), name }
+        }
+        ErrorKind::TooLarge
+        | ErrorKind::TooDeep
+        | ErrorKind::TooManyNodes
+        | ErrorKind::AliasBudget => Message::YamlLimit(e.message.clone()),
+        _ => Message::Syntax(e.message.clone()),
+    };
+    let mut d = Diagnostic::error(message, e.span.clone());
+    d.labels = e.labels.clone();
+    d.help = e.help.clone();
+    if e.kind == ErrorKind::DuplicateKey {
+        d.help = Some("remove one of them: YAML readers disagree on which one counts (import used the later one)".into());
+    }
+    d
+}
+
+/// How many times the cluster file is written, checked and compared at most.
+const MAX_ROUNDS: usize = 12;
+
+/// Imports the inputs.
+pub fn run(files: Vec<InputFile>, options: &Options) -> Imported {
+    let mut sources = vec![];
+    let mut findings: Vec<Finding> = vec![];
+    let mut docs: Vec<Vec<Document>> = vec![];
+    for (i, f) in files.into_iter().enumerate() {
+        match f.contents {
+            Contents::TooLarge { size } => {
+                let d = Diagnostic::error(
+                    Message::YamlLimit(format!(
+                        "{} is {size} bytes; lhc reads at most {} bytes of YAML per file",
+                        f.name, options.limits.max_bytes
+                    )),
+                    None,
+                )
+                .with_help("split it into smaller files");
+                findings.push(Finding { file: Some(i), diagnostic: d, removed: None });
+                sources.push(Source::new(&f.name, ""));
+                docs.push(vec![]);
+            }
+            Contents::Bytes(bytes) => match crate::yaml::from_bytes(&bytes) {
+                Ok(text) => {
+                    let (parsed, errors) = crate::yaml::parse_lenient(text, &options.limits);
+                    findings.extend(errors.into_iter().map(|e| Finding::yaml(i, e)));
+                    sources.push(Source::new(&f.name, text));
+                    docs.push(parsed);
+                }
+                Err(e) => {
+                    findings.push(Finding::yaml(i, e));
+                    sources
+                        .push(Source::new(&f.name, String::from_utf8_lossy(&bytes).into_owned()));
+                    docs.push(vec![]);
+                }
+            },
+        }
+    }
+    let knowledge = match crate::knowledge::load() {
+        Ok(k) => k,
+        Err(e) => {
+            let d = Diagnostic::error(Message::Internal(e.to_string()), None);
+            findings.push(Finding { file: None, diagnostic: d, removed: None });
+            return finish(sources, findings, vec![], None);
+        }
+    };
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    let mut collected = collect(&texts, &sources, &docs, options, &mut findings);
+    if collected.is_empty() {
+        if !findings.iter().any(|f| f.diagnostic.is_error()) {
+            let what = match sources.len() {
+                1 => sources[0].name(),
+                _ => "the input".to_string(),
+            };
+            let d = Diagnostic::error(Message::NothingToImport { what }, None).with_help(
+                "give lhc import Longhorn's Helm values, a Flux HelmRelease or Argo CD Application of the Longhorn chart, Longhorn StorageClasses, RecurringJobs, or node state",
+            );
+            findings.push(Finding { file: None, diagnostic: d, removed: None });
+        }
+        return finish(sources, findings, vec![], None);
+    }
+    let imported = translate(&mut collected, knowledge, &sources, options, &mut findings);
+    let (own, cluster) = match imported {
+        Some((own, text)) => (own, Some(Source::new(&options.output, text))),
+        None => (vec![], None),
+    };
+    finish(sources, findings, own, cluster)
+}
+
+fn finish(
+    sources: Vec<Source>,
+    findings: Vec<Finding>,
+    mut own: Vec<Diagnostic>,
+    cluster: Option<Source>,
+) -> Imported {
+    let mut diagnostics: Vec<Vec<Diagnostic>> = vec![vec![]; sources.len()];
+    for f in findings {
+        match f.file.and_then(|i| diagnostics.get_mut(i)) {
+            Some(list) => list.push(f.diagnostic),
+            None => own.push(f.diagnostic),
+        }
+    }
+    for list in &mut diagnostics {
+        crate::diagnostic::sort(list);
+    }
+    crate::diagnostic::sort(&mut own);
+    Imported { sources, diagnostics, own, cluster }
+}
+
+// --- 1. what the input holds -------------------------------------------------------------------
+
+/// Everything found in the input, read out of the documents.
+#[derive(Debug, Default)]
+struct Collected {
+    /// The merged values, credentials left out.
+    values: Leaves,
+    /// The values as the input has them (credentials included), for the comparison.
+    input_values: Leaves,
+    has_values: bool,
+    /// Chart versions pinned by the input, in order.
+    versions: Vec<(String, Option<At>)>,
+    namespace: Option<(String, Option<At>)>,
+    cluster: Option<(String, Option<At>)>,
+    gitops: Option<gitops::Gitops>,
+    storage: gitops::Storage,
+    classes: Vec<(usize, Node)>,
+    jobs: Vec<objects::JobIn>,
+    kube_nodes: Vec<(usize, Node)>,
+    longhorn_nodes: Vec<(usize, Node)>,
+    facts: Option<(usize, Node, crate::plan::Facts)>,
+    removed: Removed,
+}
+
+impl Collected {
+    fn is_empty(&self) -> bool {
+        !self.has_values
+            && self.classes.is_empty()
+            && self.jobs.is_empty()
+            && self.kube_nodes.is_empty()
+            && self.longhorn_nodes.is_empty()
+            && self.facts.is_none()
+            && self.gitops.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    Values,
+    HelmRelease,
+    Application,
+    ConfigMap,
+    Secret,
+    OciRepository,
+    StorageClass,
+    RecurringJob,
+    KubeNode,
+    LonghornNode,
+    FluxKustomization,
+    Manifest,
+    Other,
+}
+
+fn what(node: &Node) -> What {
+    if node.as_map().is_none() {
+        return What::Other;
+    }
+    let api = node.get("apiVersion").and_then(Node::as_str);
+    let kind = node.get("kind").and_then(Node::as_str);
+    let (Some(api), Some(kind)) = (api, kind) else {
+        let manifest = node.get("files").is_some() && node.get("format").is_some();
+        return if manifest { What::Manifest } else { What::Values };
+    };
+    let group = api.split_once('/').map_or("", |(g, _)| g);
+    match (group, kind) {
+        ("helm.toolkit.fluxcd.io", "HelmRelease") => What::HelmRelease,
+        ("argoproj.io", "Application") => What::Application,
+        ("", "ConfigMap") => What::ConfigMap,
+        ("", "Secret") => What::Secret,
+        ("source.toolkit.fluxcd.io", "OCIRepository") => What::OciRepository,
+        ("storage.k8s.io", "StorageClass") => What::StorageClass,
+        ("longhorn.io", "RecurringJob") => What::RecurringJob,
+        ("", "Node") => What::KubeNode,
+        ("longhorn.io", "Node") => What::LonghornNode,
+        ("kustomize.toolkit.fluxcd.io", "Kustomization") => What::FluxKustomization,
+        _ => What::Other,
+    }
+}
+
+/// Every document, `List`s opened, with what it is.
+fn documents(docs: &[Vec<Document>]) -> Vec<(usize, &Node, What)> {
+    let mut out = vec![];
+    for (file, list) in docs.iter().enumerate() {
+        for d in list {
+            if d.root.is_null() {
+                continue;
+            }
+            let kind = d.root.get("kind").and_then(Node::as_str).unwrap_or_default();
+            let items = d.root.get("items").and_then(Node::as_seq);
+            match items {
+                Some(items) if kind == "List" || kind.ends_with("List") => {
+                    out.extend(items.iter().map(|n| (file, n, what(n))));
+                }
+                _ => out.push((file, &d.root, what(&d.root))),
+            }
+        }
+    }
+    out
+}
+
+/// A name from the input, cut to its first line and 64 characters for a message.
+fn short(name: &str) -> String {
+    let line = name.lines().next().unwrap_or_default();
+    match line.char_indices().nth(64) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None if line.len() < name.trim_end().len() => format!("{line}…"),
+        None => line.to_string(),
+    }
+}
+
+/// `1.9.2` or `v1.9.2`: one release.
+fn exact_version(v: &str) -> Option<String> {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    version_key(v).map(|_| v.to_string())
+}
+
+/// The chart version in the header of a values file lhc wrote.
+fn lhc_header_version(text: &str) -> Option<(String, Span)> {
+    if !text.trim_start_matches('\u{feff}').starts_with("# Generated by lhc") {
+        return None;
+    }
+    let marker = "Longhorn chart ";
+    let header_end = text.find("\n\n").unwrap_or(text.len());
+    let at = text[..header_end].find(marker)? + marker.len();
+    let end =
+        text[at..].find(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(text.len(), |e| at + e);
+    let version = text[at..end].trim_end_matches('.');
+    exact_version(version).map(|v| (v, at..at + version.len()))
+}
+
+/// Credentials in the chart's values: never copied.
+const CREDENTIALS: &[&str] =
+    &["privateRegistry.registryUser", "privateRegistry.registryPasswd", "ingress.secrets"];
+
+fn looks_secret(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    // `...Secret` and `...SecretName` name a Secret; they hold no credential.
+    if k.ends_with("secret") || k.ends_with("secretname") {
+        return false;
+    }
+    [
+        "passw",
+        "token",
+        "secretkey",
+        "secret_key",
+        "privatekey",
+        "private_key",
+        "accesskey",
+        "access_key",
+        "apikey",
+        "api_key",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
+}
+
+fn collect(
+    texts: &[&str],
+    sources: &[Source],
+    docs: &[Vec<Document>],
+    options: &Options,
+    findings: &mut Vec<Finding>,
+) -> Collected {
+    let all = documents(docs);
+    let mut c = Collected::default();
+    let first_docs: Vec<Option<&Node>> =
+        docs.iter().map(|d| d.iter().map(|d| &d.root).find(|r| !r.is_null())).collect();
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let of = |w: What| -> Vec<(usize, &Node)> {
+        all.iter().filter(|(_, _, k)| *k == w).map(|(f, n, _)| (*f, *n)).collect()
+    };
+    let lookup = gitops::Lookup {
+        texts,
+        config_maps: of(What::ConfigMap),
+        oci_repositories: of(What::OciRepository),
+        files: names.iter().enumerate().map(|(i, n)| (i, n.as_str(), first_docs[i])).collect(),
+        generated: vec![],
+        limits: &options.limits,
+    };
+    // Files other documents read as values are not values files of their own.
+    let mut referenced: BTreeSet<usize> = BTreeSet::new();
+    let mut generated = vec![];
+    for (file, node, w) in &all {
+        let kustomize = node
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
+        if *w == What::Other && kustomize {
+            generated.extend(gitops::generated(&names[*file], node, &lookup.files));
+        }
+        if *w == What::Application {
+            referenced.extend(gitops::value_files(node, &lookup));
+        }
+    }
+    referenced.extend(generated.iter().map(|g| g.file));
+    let lookup = gitops::Lookup { generated, ..lookup };
+    let mut layers: Vec<Leaves> = vec![];
+    let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
+    let mut ignore = |file: usize, node: &Node, what: String| {
+        let span = node.entry("kind").map_or(node.span.clone(), |(k, v)| k.span.start..v.span.end);
+        ignored.entry(file).or_insert_with(|| (span, vec![])).1.push(what);
+    };
+    let describe = |node: &Node| {
+        let kind = node.get("kind").and_then(Node::as_str).unwrap_or("a document");
+        match node.pointer("/metadata/name").and_then(Node::as_str) {
+            Some(n) => format!("{} `{}`", short(kind), short(n)),
+            None => short(kind),
+        }
+    };
+    for (file, node, w) in &all {
+        let (file, node) = (*file, *node);
+        let text = texts[file];
+        match w {
+            What::Values => {
+                if referenced.contains(&file) {
+                    continue;
+                }
+                if !gitops::looks_like_longhorn(node)
+                    && !node.as_map().is_some_and(|m| m.is_empty())
+                {
+                    ignore(file, node, "a mapping that holds no Longhorn values".into());
+                    continue;
+                }
+                if let Some((v, span)) = lhc_header_version(text) {
+                    c.versions.push((v, Some(At { file, span })));
+                }
+                c.has_values = true;
+                layers.push(leaves::flatten(node, file, text));
+            }
+            What::HelmRelease => match gitops::helm_release(file, node, &lookup, findings) {
+                Some(chart) => {
+                    c.has_values = true;
+                    take_chart(&mut c, chart, &mut layers);
+                }
+                None => ignore(file, node, format!("{} (not the Longhorn chart)", describe(node))),
+            },
+            What::Application => match gitops::application(file, node, &lookup, findings) {
+                Some(chart) => {
+                    c.has_values = true;
+                    take_chart(&mut c, chart, &mut layers);
+                }
+                None => match gitops::argocd_storage(file, text, node) {
+                    Some(s) => merge_storage(&mut c.storage, s),
+                    None => {
+                        ignore(file, node, format!("{} (not the Longhorn chart)", describe(node)))
+                    }
+                },
+            },
+            What::FluxKustomization => match gitops::flux_storage(file, text, node) {
+                Some(s) => merge_storage(&mut c.storage, s),
+                None => ignore(file, node, describe(node)),
+            },
+            What::ConfigMap | What::OciRepository => {}
+            What::Secret => {
+                ignore(file, node, format!("{} (lhc never reads Secrets)", describe(node)))
+            }
+            What::StorageClass => {
+                let provisioner = node.get("provisioner").and_then(Node::as_str);
+                let name = node.pointer("/metadata/name").and_then(Node::as_str);
+                if provisioner != Some(crate::plan::PROVISIONER) {
+                    ignore(file, node, format!("{} (not a Longhorn class)", describe(node)));
+                } else if name == Some("longhorn") {
+                    ignore(file, node, "StorageClass `longhorn` (the chart's own class: `[longhorn.default_class]` describes it)".into());
+                } else if c
+                    .classes
+                    .iter()
+                    .any(|(_, n)| n.pointer("/metadata/name").and_then(Node::as_str) == name)
+                {
+                    twice(
+                        findings,
+                        &c.classes.iter().map(|(f, n)| (*f, n)).collect::<Vec<_>>(),
+                        file,
+                        node,
+                        texts,
+                        "StorageClass",
+                    );
+                } else {
+                    c.classes.push((file, node.clone()));
+                }
+            }
+            What::RecurringJob => {
+                if let Some(job) = objects::job(file, text, node, findings) {
+                    match c.jobs.iter().find(|j| j.name == job.name) {
+                        Some(first) if first.object != job.object => {
+                            let d = Diagnostic::error(
+                                Message::Duplicate {
+                                    what: "RecurringJob".into(),
+                                    name: job.name.clone(),
+                                },
+                                job.at.span.clone(),
+                            )
+                            .with_help("import keeps the first one; remove the other");
+                            findings.push(Finding {
+                                file: Some(file),
+                                diagnostic: d,
+                                removed: None,
+                            });
+                        }
+                        Some(_) => {}
+                        None => c.jobs.push(job),
+                    }
+                }
+            }
+            What::KubeNode => c.kube_nodes.push((file, node.clone())),
+            What::LonghornNode => c.longhorn_nodes.push((file, node.clone())),
+            What::Manifest => {
+                let facts = node
+                    .get("facts")
+                    .and_then(|f| serde_json::from_value::<crate::plan::Facts>(f.to_json()).ok());
+                match facts {
+                    Some(facts) => {
+                        if let Some(chart) = &facts.chart {
+                            let at = objects::at(file, text, node, "/facts/chart");
+                            c.versions.push((chart.clone(), Some(at)));
+                        }
+                        let ns_at = objects::at(file, text, node, "/facts/namespace");
+                        c.namespace.get_or_insert((facts.namespace.clone(), Some(ns_at)));
+                        let name = sources[file].name().replace('\\', "/");
+                        let folder = name.rsplit('/').nth(1).map(str::to_string);
+                        if let Some(folder) = folder.filter(|f| crate::names::is_dns_label(f)) {
+                            c.cluster.get_or_insert((folder, None));
+                        }
+                        c.facts = Some((file, node.clone(), facts));
+                    }
+                    None => {
+                        ignore(file, node, "an lhc manifest without the facts of its build".into())
+                    }
+                }
+            }
+            What::Other => {
+                // lhc's own objects (benchmarks, node configuration) come from the cluster file's
+                // other tables; kustomize's files only list files.
+                let lhc = node
+                    .pointer("/metadata/labels/app.kubernetes.io~1managed-by")
+                    .and_then(Node::as_str)
+                    == Some("lhc");
+                let kustomize = node
+                    .get("apiVersion")
+                    .and_then(Node::as_str)
+                    .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
+                if node.as_map().is_some() && !lhc && !kustomize {
+                    ignore(file, node, describe(node));
+                }
+            }
+        }
+    }
+    for (file, (span, what)) in ignored {
+        let d = Diagnostic::note(Message::IgnoredDocument { what: plain_list(&what) }, span);
+        findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
+    }
+    if c.cluster.is_none() {
+        if let Some(name) = c.storage.cluster.clone() {
+            c.cluster = Some((name, None));
+        }
+    }
+    let mut merged = Leaves::new();
+    for l in layers {
+        leaves::overlay(&mut merged, l);
+    }
+    leave_out_too_many(&mut merged, findings);
+    c.input_values = merged.clone();
+    leave_out_too_large(&mut merged, sources, &mut c.removed, findings);
+    leave_out_credentials(&mut merged, sources, &mut c.removed, findings);
+    c.values = merged;
+    c
+}
+
+fn take_chart(c: &mut Collected, chart: gitops::Chart, layers: &mut Vec<Leaves>) {
+    layers.extend(chart.layers);
+    if let Some((v, at)) = chart.version {
+        c.versions.push((v, Some(at)));
+    }
+    if let Some((ns, at)) = chart.namespace {
+        c.namespace.get_or_insert((ns, Some(at)));
+    }
+    if c.gitops.is_none() {
+        c.gitops = chart.gitops;
+    }
+}
+
+fn merge_storage(into: &mut gitops::Storage, s: gitops::Storage) {
+    into.repo_url = into.repo_url.take().or(s.repo_url);
+    into.revision = into.revision.take().or(s.revision);
+    into.path = into.path.take().or(s.path);
+    into.flux_source = into.flux_source.take().or(s.flux_source);
+    into.cluster = into.cluster.take().or(s.cluster);
+}
+
+/// A StorageClass defined twice: the same twice is fine, different is an error.
+fn twice(
+    findings: &mut Vec<Finding>,
+    seen: &[(usize, &Node)],
+    file: usize,
+    node: &Node,
+    texts: &[&str],
+    what: &str,
+) {
+    let name = node.pointer("/metadata/name").and_then(Node::as_str).unwrap_or_default();
+    let Some((first_file, first)) =
+        seen.iter().find(|(_, n)| n.pointer("/metadata/name").and_then(Node::as_str) == Some(name))
+    else {
+        return;
+    };
+    if objects::cleaned(first) == objects::cleaned(node) {
+        return;
+    }
+    let at = objects::at(file, texts[file], node, "/metadata/name");
+    let mut d =
+        Diagnostic::error(Message::Duplicate { what: what.into(), name: name.into() }, at.span)
+            .with_help("import keeps the first one; remove the other");
+    if *first_file == file {
+        d = d.with_label(
+            objects::at(file, texts[file], first, "/metadata/name").span,
+            "first defined here",
+        );
+    }
+    findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
+}
+
+/// Keeps the first [`leaves::MAX_LEAVES`] leaves of the values, in the order they were written;
+/// one `yaml-limit` error at the first one left out.
+fn leave_out_too_many(values: &mut Leaves, findings: &mut Vec<Finding>) {
+    if values.len() <= leaves::MAX_LEAVES {
+        return;
+    }
+    let mut order: Vec<(&At, &Vec<String>)> = values.iter().map(|(p, l)| (&l.at, p)).collect();
+    order.sort_by_key(|(at, _)| (at.file, at.span.start));
+    let first = order[leaves::MAX_LEAVES].0.clone();
+    let dropped: Vec<Vec<String>> =
+        order[leaves::MAX_LEAVES..].iter().map(|(_, p)| (*p).clone()).collect();
+    for p in &dropped {
+        values.remove(p);
+    }
+    let d = Diagnostic::error(
+        Message::YamlLimit(format!(
+            "the values hold more than {} keys; lhc import reads at most {}, and nothing from here on",
+            leaves::MAX_LEAVES,
+            leaves::MAX_LEAVES
+        )),
+        first.span,
+    )
+    .with_help("the Longhorn chart's values hold about 270 keys: is this the right file?");
+    findings.push(Finding { file: Some(first.file), diagnostic: d, removed: None });
+}
+
+/// Leaves out values larger than import copies, each with a `yaml-limit` error at its line.
+fn leave_out_too_large(
+    values: &mut Leaves,
+    sources: &[Source],
+    removed: &mut Removed,
+    findings: &mut Vec<Finding>,
+) {
+    let found: Vec<Vec<String>> =
+        values.iter().filter(|(_, l)| l.too_large.is_some()).map(|(p, _)| p.clone()).collect();
+    for path in found {
+        let Some(leaf) = values.remove(&path) else { continue };
+        let why = leaf.too_large.unwrap_or_default();
+        // The start of the value's line only: the rest may be megabytes.
+        let text = sources.get(leaf.at.file).map_or("", |s| s.text.as_str());
+        let Span { start, end } = leaf.at.span.clone();
+        let mut cut = text.get(start..).and_then(|t| t.find('\n')).map_or(end, |n| start + n);
+        cut = cut.min(end).min(start + 120);
+        while cut > start && !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let d = Diagnostic::error(Message::YamlLimit(why), start..cut)
+            .with_help("lhc import leaves it out; set it in `[longhorn.values]` if it is meant");
+        removed.insert((Scope::Values, path), "not imported: larger than lhc import copies".into());
+        findings.push(Finding { file: Some(leaf.at.file), diagnostic: d, removed: None });
+    }
+}
+
+/// Leaves credentials out of the values, each with a `secret-not-copied` warning that names it
+/// without showing its line.
+fn leave_out_credentials(
+    values: &mut Leaves,
+    sources: &[Source],
+    removed: &mut Removed,
+    findings: &mut Vec<Finding>,
+) {
+    let credential = |p: &[String], v: &Json| {
+        let dotted_path = p.join(".");
+        (CREDENTIALS.contains(&dotted_path.as_str())
+            && !(v.is_null() || v.as_array().is_some_and(|a| a.is_empty()) || v == ""))
+            || (p.last().is_some_and(|k| looks_secret(k))
+                && v.as_str().is_some_and(|s| !s.is_empty()))
+    };
+    let found: Vec<Vec<String>> =
+        values.iter().filter(|(p, l)| credential(p, &l.value)).map(|(p, _)| p.clone()).collect();
+    let registry_credentials =
+        found.iter().any(|p| p.first().is_some_and(|f| f == "privateRegistry"));
+    for path in &found {
+        let Some(leaf) = values.remove(path) else { continue };
+        let line = sources.get(leaf.at.file).map_or(0, |s| s.position(leaf.at.span.start).line);
+        let d = Diagnostic::warning(
+            Message::SecretNotCopied { what: format!("the credential `{}` (line {line})", dotted(path)) },
+            None,
+        )
+        .with_help(if registry_credentials && path[0] == "privateRegistry" {
+            "create the registry Secret yourself (`kubectl -n longhorn-system create secret docker-registry ...`) and name it in `[longhorn.images] pull_secret`"
+        } else {
+            "keep it in a Secret of its own; lhc never copies credentials into a cluster file"
+        });
+        removed.insert((Scope::Values, path.clone()), "not copied: a credential".into());
+        findings.push(Finding { file: Some(leaf.at.file), diagnostic: d, removed: None });
+    }
+    let create = vec!["privateRegistry".to_string(), "createSecret".to_string()];
+    if registry_credentials && values.get(&create).is_some_and(|l| l.value == Json::Bool(true)) {
+        values.remove(&create);
+        removed.insert(
+            (Scope::Values, create),
+            "not copied: the chart would make the Secret from the credentials".into(),
+        );
+    }
+}
+
+// --- 2. the cluster file -----------------------------------------------------------------------
+
+/// The release the values are read for, and the `[longhorn]` lines that say it.
+fn target(
+    c: &Collected,
+    knowledge: &'static Knowledge,
+    options: &Options,
+    findings: &mut Vec<Finding>,
+) -> Option<(&'static Release, Vec<Line>)> {
+    let lh = &knowledge.longhorn;
+    let newest = lh.newest();
+    let mut pins: Vec<(String, Option<At>, bool)> = vec![];
+    for (v, at) in &c.versions {
+        match exact_version(v) {
+            Some(exact) => pins.push((exact, at.clone(), false)),
+            None => {
+                let line = v
+                    .trim_start_matches(['~', '^', 'v', '='])
+                    .trim_end_matches([' ', '*', 'x', '.']);
+                let of_line = lh
+                    .releases()
+                    .iter()
+                    .rev()
+                    .find(|r| r.version.starts_with(&format!("{line}.")) || r.version == line);
+                let chosen = of_line.unwrap_or(newest).version.clone();
+                if let Some(at) = at {
+                    let d = Diagnostic::warning(
+                        Message::NotImported {
+                            what: format!("the chart version range `{v}`"),
+                            why: format!("a cluster file pins one release; import chose {chosen}"),
+                        },
+                        at.span.clone(),
+                    )
+                    .with_help("pass `--chart-version` for another one");
+                    findings.push(Finding { file: Some(at.file), diagnostic: d, removed: None });
+                }
+                pins.push((chosen, at.clone(), true));
+            }
+        }
+    }
+    let mut lines = vec![];
+    let (version, at) = match (&options.chart_version, pins.first()) {
+        (Some(v), _) => (v.trim_start_matches('v').to_string(), None),
+        (None, Some((v, at, _))) => (v.clone(), at.clone()),
+        (None, None) => {
+            if c.has_values {
+                let d = Diagnostic::warning(
+                    Message::NotImported {
+                        what: "the chart version".into(),
+                        why: format!("no input pins it; the cluster file targets {}, the newest lhc knows", newest.version),
+                    },
+                    None,
+                )
+                .with_help("pass `--chart-version` with the release the cluster runs: settings and values keys differ between releases");
+                findings.push(Finding { file: None, diagnostic: d, removed: None });
+            }
+            (newest.version.clone(), None)
+        }
+    };
+    if options.chart_version.is_none() {
+        for (v, at, _) in pins.iter().skip(1) {
+            if *v != version {
+                if let Some(at) = at {
+                    let mut d = Diagnostic::error(
+                        Message::Duplicate { what: "the chart version".into(), name: v.clone() },
+                        at.span.clone(),
+                    )
+                    .with_help(format!("the inputs pin different releases; import used {version}"));
+                    if let Some(first) =
+                        pins.first().and_then(|p| p.1.clone()).filter(|f| f.file == at.file)
+                    {
+                        d = d.with_label(first.span, "first pinned here");
+                    }
+                    findings.push(Finding { file: Some(at.file), diagnostic: d, removed: None });
+                }
+            }
+        }
+    }
+    let mut version_line = Line::new("version", Toml::str(&version), at).required();
+    if options.chart_version.is_some() {
+        version_line = version_line.remark("--chart-version");
+    }
+    lines.push(version_line);
+    let release = match lh.entry(&version).and_then(|e| e.release().ok()) {
+        Some(r) => r,
+        None => {
+            let line = version.rsplit_once('.').map(|(l, _)| l).unwrap_or_default();
+            let known = lh
+                .releases()
+                .iter()
+                .rev()
+                .find(|r| r.version.rsplit_once('.').map(|(l, _)| l) == Some(line));
+            match known.and_then(|e| e.release().ok()) {
+                Some(r) => {
+                    lines.push(
+                        Line::new("treat_as", Toml::str(&r.version), None)
+                            .remark("the newest release lhc knows of this line"),
+                    );
+                    r
+                }
+                None => match newest.release() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let d = Diagnostic::error(Message::Internal(e.to_string()), None);
+                        findings.push(Finding { file: None, diagnostic: d, removed: None });
+                        return None;
+                    }
+                },
+            }
+        }
+    };
+    Some((release, lines))
+}
+
+/// "a, b and c"
+fn plain_list<T: AsRef<str>>(items: &[T]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [init @ .., last] => {
+            let init: Vec<&str> = init.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", init.join(", "), last.as_ref())
+        }
+    }
+}
+
+/// The keys findings keep out of the cluster file, for the header.
+fn absorb(findings: &[Finding], removed: &mut Removed) {
+    for f in findings {
+        if let Some((scope, path)) = &f.removed {
+            removed
+                .entry((scope.clone(), path.clone()))
+                .or_insert_with(|| "not imported (see the warning)".into());
+        }
+    }
+}
+
+struct Parts {
+    /// Whether the input is of a cluster with Longhorn (lhc's output of a benchmark-only
+    /// cluster is not).
+    longhorn_on: bool,
+    longhorn: Vec<Line>,
+    cluster: Vec<Line>,
+    gitops: Vec<Line>,
+    classes: Vec<objects::ClassIn>,
+    pools: Vec<nodes::PoolIn>,
+}
+
+fn translate(
+    c: &mut Collected,
+    knowledge: &'static Knowledge,
+    sources: &[Source],
+    options: &Options,
+    findings: &mut Vec<Finding>,
+) -> Option<(Vec<Diagnostic>, String)> {
+    let (release, mut longhorn) = target(c, knowledge, options, findings)?;
+    let cx = values::Cx { knowledge, release };
+    let lh = &knowledge.longhorn;
+    // Nulls that unset a chart default cannot be written.
+    for (path, leaf) in &c.values {
+        if leaf.value.is_null() && !values::is_default(release, path, &Json::Null) {
+            let d = Diagnostic::warning(
+                Message::NotImported {
+                    what: format!("`{}: null`", dotted(path)),
+                    why: "a cluster file cannot write null, which removes the chart's default"
+                        .into(),
+                },
+                leaf.at.span.clone(),
+            )
+            .with_help(
+                "write the value you mean instead; the chart's default applies as the file stands",
+            );
+            c.removed.insert(
+                (Scope::Values, path.clone()),
+                "not imported: null (see the warning)".into(),
+            );
+            findings.push(Finding { file: Some(leaf.at.file), diagnostic: d, removed: None });
+        }
+    }
+    // The namespace.
+    if let Some((ns, at)) = c.namespace.clone().or_else(|| {
+        c.jobs.iter().find_map(|j| j.namespace.clone().map(|n| (n, Some(j.at.clone()))))
+    }) {
+        if ns != crate::model::defaults::NAMESPACE {
+            longhorn.push(Line::new("namespace", Toml::str(ns), at));
+        }
+    }
+    // Class defaults from the settings.
+    let setting = |key: &str| -> Option<String> {
+        let leaf = c.values.get(&vec!["defaultSettings".to_string(), key.to_string()])?;
+        settings::canonical(settings::render_of(lh, release, key), &leaf.value)
+    };
+    let per_engine = |text: String| -> String {
+        match serde_json::from_str::<Json>(&text) {
+            Ok(Json::Object(m)) => m
+                .get("v1")
+                .map(|v| v.as_str().map_or(v.to_string(), str::to_string))
+                .unwrap_or(text),
+            _ => text,
+        }
+    };
+    let defaults = objects::ClassDefaults {
+        replicas: per_engine(
+            setting("defaultReplicaCount")
+                .or_else(|| release.default_of("defaultReplicaCount").map(str::to_string))
+                .unwrap_or_else(|| "3".into()),
+        ),
+        data_locality: per_engine(
+            setting("defaultDataLocality")
+                .or_else(|| release.default_of("defaultDataLocality").map(str::to_string))
+                .unwrap_or_else(|| "disabled".into()),
+        ),
+    };
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    let classes: Vec<objects::ClassIn> = c
+        .classes
+        .iter()
+        .filter_map(|(file, node)| objects::class(*file, texts[*file], node, &defaults, findings))
+        .collect();
+    let data_path =
+        setting("defaultDataPath").unwrap_or_else(|| crate::model::defaults::DATA_PATH.to_string());
+    let kube: Vec<(usize, &str, &Node)> =
+        c.kube_nodes.iter().map(|(f, n)| (*f, texts[*f], n)).collect();
+    let lhn: Vec<(usize, &str, &Node)> =
+        c.longhorn_nodes.iter().map(|(f, n)| (*f, texts[*f], n)).collect();
+    let pools = if !kube.is_empty() || !lhn.is_empty() {
+        nodes::from_nodes(&kube, &lhn, &data_path, findings)
+    } else if let Some((file, node, facts)) = &c.facts {
+        nodes::from_facts(*file, texts[*file], node, facts, &data_path)
+    } else {
+        vec![]
+    };
+    // [cluster]
+    let name = match (&options.name, &c.cluster) {
+        (Some(n), _) => Line::new("name", Toml::str(n), None).required().remark("--name"),
+        (None, Some((n, at))) => {
+            Line::new("name", Toml::str(n), at.clone()).required().remark("the folder lhc wrote")
+        }
+        (None, None) => {
+            let stem = std::path::Path::new(&options.output)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let n = if crate::names::is_dns_label(&stem) && stem != "cluster" && stem != "-" {
+                stem
+            } else {
+                "imported".into()
+            };
+            Line::new("name", Toml::str(n), None).required().remark("pass --name to choose another")
+        }
+    };
+    // [gitops]
+    let mut gitops_lines = vec![];
+    if let Some(g) = &c.gitops {
+        gitops_lines.push(
+            Line::new("mode", Toml::str(g.mode), g.at.clone())
+                .remark("lhc writes the objects that install the chart into gitops/"),
+        );
+        let s = &c.storage;
+        let mut put = |key: &str, v: &Option<(String, At)>| {
+            if let Some((v, at)) = v {
+                gitops_lines.push(Line::new(key, Toml::str(v), Some(at.clone())));
+            }
+        };
+        if g.mode == "argocd" {
+            put("repo_url", &s.repo_url);
+            put("revision", &s.revision);
+        }
+        put("path", &s.path);
+        if g.mode == "flux" {
+            put(
+                "flux_source",
+                &s.flux_source.clone().filter(|(v, _)| v != crate::model::defaults::FLUX_SOURCE),
+            );
+        }
+        if let Some(ns) = g
+            .argocd_namespace
+            .as_ref()
+            .filter(|n| n.as_str() != crate::model::defaults::ARGOCD_NAMESPACE)
+        {
+            gitops_lines.push(Line::new("argocd_namespace", Toml::str(ns), g.namespace_at.clone()));
+        }
+        if let Some(p) = g
+            .argocd_project
+            .as_ref()
+            .filter(|n| n.as_str() != crate::model::defaults::ARGOCD_PROJECT)
+        {
+            gitops_lines.push(Line::new("argocd_project", Toml::str(p), g.project_at.clone()));
+        }
+    }
+    absorb(findings, &mut c.removed);
+    let longhorn_on = c.has_values
+        || !c.classes.is_empty()
+        || !c.jobs.is_empty()
+        || !c.longhorn_nodes.is_empty()
+        || c.facts.as_ref().is_none_or(|(_, _, f)| f.chart.is_some());
+    let parts =
+        Parts { longhorn_on, longhorn, cluster: vec![name], gitops: gitops_lines, classes, pools };
+    Some(converge(c, &cx, &parts, sources, options, findings))
+}
+
+/// The tables of the cluster file for one translation of the values.
+fn assemble(c: &Collected, parts: &Parts, mapped: values::Mapped) -> Vec<Table> {
+    let mut mapped = mapped;
+    let mut tables = vec![];
+    for header in values::TABLES {
+        if header.starts_with("longhorn") && !parts.longhorn_on {
+            continue;
+        }
+        let pointer = format!("/{}", header.replace('.', "/"));
+        let mut t = Table::new(header, &pointer);
+        match *header {
+            "cluster" => {
+                t.lines.extend(parts.cluster.iter().cloned());
+                t.keep = true;
+            }
+            "longhorn" => {
+                t.lines.extend(parts.longhorn.iter().cloned());
+                t.keep = true;
+            }
+            "longhorn.values" => {
+                t.comment.push("Chart values without a first-class key, as written".into());
+            }
+            "longhorn.settings" => {
+                t.comment.push("Longhorn settings, as Longhorn reads them (lhc writes them as each chart release needs)".into());
+            }
+            _ => {}
+        }
+        t.lines.extend(mapped.tables.remove(header).unwrap_or_default());
+        tables.push(t);
+    }
+    if !parts.gitops.is_empty() {
+        let mut t = Table::new("gitops", "/gitops");
+        t.lines.extend(parts.gitops.iter().cloned());
+        tables.push(t);
+    }
+    for (i, job) in c.jobs.iter().enumerate() {
+        let mut t = Table::array("recurring_job", &format!("/recurring_job/{i}"));
+        t.origin = Some(job.at.clone());
+        t.lines = job.lines.clone();
+        tables.push(t);
+    }
+    for (i, class) in parts.classes.iter().enumerate() {
+        let mut t = Table::array("storage_class", &format!("/storage_class/{i}"));
+        t.origin = Some(class.at.clone());
+        t.lines = class.lines.clone();
+        tables.push(t);
+    }
+    for p in &parts.pools {
+        tables.push(p.pool.clone());
+        tables.extend(p.disks.iter().cloned());
+    }
+    tables
+}
+
+/// A diagnostic about the written file, moved to the input line it is about; `None` as the file
+/// when it is about something import wrote itself.
+fn locate(
+    d: &Diagnostic,
+    layout: &draft::Layout,
+    tables: &[Table],
+) -> (Option<usize>, Diagnostic, Option<(usize, usize)>) {
+    let Some(span) = &d.span else { return (None, d.clone(), None) };
+    let line = layout.line_at(span.start);
+    let origin = match line {
+        Some((t, l)) => tables[t].lines[l].origin.clone().or_else(|| tables[t].origin.clone()),
+        None => layout.table_at(span.start).and_then(|t| tables[t].origin.clone()),
+    };
+    let Some(origin) = origin else { return (None, d.clone(), line) };
+    let mut moved = d.clone();
+    moved.span = Some(origin.span.clone());
+    moved.labels = d
+        .labels
+        .iter()
+        .filter_map(|label| {
+            let (t, l) = layout.line_at(label.span.start)?;
+            let at = tables[t].lines[l].origin.clone()?;
+            (at.file == origin.file && at.span != origin.span)
+                .then(|| Label { span: at.span, text: label.text.clone() })
+        })
+        .collect();
+    if let Some((t, l)) = line {
+        for also in tables[t].lines[l].also.iter().filter(|a| a.file == origin.file).take(3) {
+            moved.labels.push(Label { span: also.span.clone(), text: "the same here".into() });
+        }
+    }
+    (Some(origin.file), moved, line)
+}
+
+/// `file:line` of an input place.
+fn place(sources: &[Source], at: &At) -> String {
+    match sources.get(at.file) {
+        Some(s) => format!("{}:{}", s.name(), s.position(at.span.start).line),
+        None => String::new(),
+    }
+}
+
+/// The first lines of a diagnostic, as comments above the key it is about.
+fn comment_lines(d: &Diagnostic, at: Option<String>) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}[{}]: {}{}",
+        d.severity.as_str(),
+        d.code(),
+        d.message,
+        at.map(|a| format!(" ({a})")).unwrap_or_default()
+    )];
+    if let Some(help) = &d.help {
+        lines.push(format!("  help: {help}"));
+    }
+    lines
+}
+
+fn converge(
+    c: &Collected,
+    cx: &values::Cx<'_>,
+    parts: &Parts,
+    sources: &[Source],
+    options: &Options,
+    findings: &mut Vec<Finding>,
+) -> (Vec<Diagnostic>, String) {
+    let mut demoted: BTreeSet<Group> = BTreeSet::new();
+    let mut off: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut removed = c.removed.clone();
+    let mut off_findings: Vec<Finding> = vec![];
+    let mut differences: Vec<Difference> = vec![];
+    let mut warnings: Vec<(usize, usize, Vec<String>)> = vec![];
+    let mut clean = false;
+    let mapped_owner = |demoted: &BTreeSet<Group>| values::map(&c.values, cx, demoted);
+    let place_of = |at: &At| place(sources, at);
+    let origin = crate::plan::Origin {
+        input: options.output.clone(),
+        command: format!("lhc build {}", options.output),
+        out_name: "out".into(),
+    };
+    for _ in 0..MAX_ROUNDS {
+        let mapped = mapped_owner(&demoted);
+        let owner = mapped.owner.clone();
+        let mut tables = assemble(c, parts, mapped);
+        apply_off(&mut tables, &off);
+        let (text, layout) = draft::write(&[], &tables, &place_of);
+        let compiled = crate::compile(&Source::new(&options.output, text), origin.clone());
+        let mut newly_off = false;
+        warnings.clear();
+        for d in &compiled.diagnostics {
+            let (file, moved, line) = locate(d, &layout, &tables);
+            let Some((t, l)) = line else { continue };
+            let line = &tables[t].lines[l];
+            if d.is_error() && line.optional {
+                let pointer = pointer_of(&layout, t, l);
+                let at = line.origin.as_ref().map(&place_of);
+                off.insert(pointer, comment_lines(d, at));
+                for (scope, path) in &line.from {
+                    removed.insert(
+                        (scope.clone(), path.clone()),
+                        format!("commented out ({}[{}])", d.severity.as_str(), d.code()),
+                    );
+                }
+                off_findings.push(Finding { file, diagnostic: moved, removed: None });
+                newly_off = true;
+            } else if !d.is_error() {
+                warnings.push((t, l, comment_lines(d, None)));
+            }
+        }
+        if newly_off {
+            continue;
+        }
+        let Some(output) = compiled.output.as_ref() else { break };
+        differences = compare_all(c, cx, parts, &output.tree, &compiled, &owner, &removed);
+        let demote: BTreeSet<Group> =
+            differences.iter().filter_map(|d| d.demote).filter(|g| !demoted.contains(g)).collect();
+        if demote.is_empty() {
+            clean = true;
+            break;
+        }
+        demoted.extend(demote);
+    }
+    // The file, with its header and the warnings above their keys.
+    let mapped = mapped_owner(&demoted);
+    let mut tables = assemble(c, parts, mapped);
+    apply_off(&mut tables, &off);
+    for (t, l, lines) in &warnings {
+        if let Some(line) = tables.get_mut(*t).and_then(|t| t.lines.get_mut(*l)) {
+            line.notes.extend(lines.iter().cloned());
+        }
+    }
+    let header = header(c, sources, &differences, clean, !parts.pools.is_empty());
+    let (text, layout) = draft::write(&header, &tables, &place_of);
+    let compiled = crate::compile(&Source::new(&options.output, text.clone()), origin);
+    let mut own = vec![];
+    for d in &compiled.diagnostics {
+        let (file, moved, _) = locate(d, &layout, &tables);
+        match file {
+            Some(_) => findings.push(Finding { file, diagnostic: moved, removed: None }),
+            None => own.push(d.clone()),
+        }
+    }
+    findings.extend(off_findings);
+    for d in differences.iter().filter(|d| d.unexplained) {
+        let what = format!("`{}` of the {}", dotted(&d.path), d.scope);
+        let diag = Diagnostic::warning(
+            Message::NotImported {
+                what,
+                why: format!("`lhc build` of the cluster file gives something else: {}", d.what),
+            },
+            None,
+        )
+        .with_help("please report it: import should reproduce every key it writes");
+        findings.push(Finding { file: None, diagnostic: diag, removed: None });
+    }
+    (own, text)
+}
+
+fn pointer_of(layout: &draft::Layout, t: usize, l: usize) -> String {
+    layout
+        .lines
+        .iter()
+        .find(|(ti, li, _, _)| *ti == t && *li == l)
+        .map(|(_, _, p, _)| p.clone())
+        .unwrap_or_default()
+}
+
+fn apply_off(tables: &mut [Table], off: &BTreeMap<String, Vec<String>>) {
+    for t in tables {
+        let base = t.pointer.clone();
+        for line in &mut t.lines {
+            let mut pointer = base.clone();
+            for k in &line.key {
+                pointer.push('/');
+                pointer.push_str(&crate::parse::escape_segment(k));
+            }
+            if let Some(lines) = off.get(&pointer) {
+                line.off = Some(lines.clone());
+            }
+        }
+    }
+}
+
+fn compare_all(
+    c: &Collected,
+    cx: &values::Cx<'_>,
+    parts: &Parts,
+    tree: &crate::render::Tree,
+    compiled: &crate::Compiled,
+    owner: &BTreeMap<Vec<String>, Group>,
+    removed: &Removed,
+) -> Vec<Difference> {
+    let cluster = compiled.cluster.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
+    let file = |name: &str| {
+        tree.get(&format!("{cluster}/{name}"))
+            .and_then(|t| crate::yaml::parse_stream(t).ok())
+            .unwrap_or_default()
+    };
+    let mut out = vec![];
+    if c.has_values {
+        let values = file("longhorn-values.yaml").into_iter().next().unwrap_or(Json::Null);
+        out.extend(compare::values(&c.input_values, &values, cx, owner, removed));
+    }
+    let by_name = |docs: Vec<Json>| -> BTreeMap<String, Json> {
+        docs.into_iter()
+            .filter_map(|d| Some((d.pointer("/metadata/name")?.as_str()?.to_string(), d)))
+            .collect()
+    };
+    let classes = by_name(file("storageclasses.yaml"));
+    for class in &parts.classes {
+        let scope = Scope::StorageClass(class.name.clone());
+        out.extend(compare::object(&scope, &class.object, classes.get(&class.name), removed));
+    }
+    let jobs = by_name(file("recurringjobs.yaml"));
+    for job in &c.jobs {
+        let scope = Scope::RecurringJob(job.name.clone());
+        out.extend(compare::object(&scope, &job.object, jobs.get(&job.name), removed));
+    }
+    out
+}
+
+fn header(
+    c: &Collected,
+    sources: &[Source],
+    differences: &[Difference],
+    clean: bool,
+    pools: bool,
+) -> Vec<String> {
+    let mut names: Vec<String> = sources.iter().map(Source::name).take(4).collect();
+    if sources.len() > 4 {
+        names.push(format!("{} more files", sources.len() - 4));
+    }
+    let mut out = vec![
+        format!("Cluster file written by `lhc import` from {}.", plain_list(&names)),
+        "After each key, `#` says where in the input it was written. Review it, then `lhc build` it.".into(),
+        String::new(),
+    ];
+    if !clean {
+        out.push("It still has errors (see the diagnostics): `lhc build` refuses it until they are fixed.".into());
+        return out;
+    }
+    if pools {
+        out.push(
+            "The pools are the nodes of the input; `lhc build` writes their disks into Longhorn's"
+                .into(),
+        );
+        out.push("node annotation, which Longhorn reads only on nodes without disks (the others keep theirs).".into());
+        out.push(String::new());
+    }
+    let kinds = [
+        (c.has_values, "the Helm values"),
+        (!c.classes.is_empty(), "the StorageClasses"),
+        (!c.jobs.is_empty(), "the RecurringJobs"),
+    ];
+    let what: Vec<&str> = kinds.iter().filter(|(k, _)| *k).map(|(_, w)| *w).collect();
+    if what.is_empty() {
+        return out;
+    }
+    out.push(format!(
+        "`lhc build` of it writes {} of the input, key by key after",
+        plain_list(&what)
+    ));
+    if differences.is_empty() {
+        out.push(
+            "YAML parsing (settings as the chart hands them to Longhorn), with no difference."
+                .into(),
+        );
+        return out;
+    }
+    out.push("YAML parsing (settings as the chart hands them to Longhorn), except:".into());
+    for d in differences {
+        let path = if d.path.is_empty() { String::new() } else { format!(" {}", dotted(&d.path)) };
+        out.push(format!("  {}{path}: {}", d.scope, d.what));
+    }
+    out
+}
