@@ -164,6 +164,16 @@ pub struct Verdict {
     /// When the verdict matters: always, or only for a change of the value in a cluster in some
     /// state (which a file on its own cannot tell).
     pub report: Report,
+    /// What the rule says in plain words, when its data has a note (what a cluster check needs,
+    /// why a value is ignored).
+    pub note: Option<&'static str>,
+    /// The rule's values: the choices of `choice`, the triggering values of `cluster-state`.
+    pub values: &'static [String],
+    /// The kind of object a `must-exist` rule names (`PriorityClass`, `Backup`, ...).
+    pub object: Option<&'static str>,
+    /// The bounds of an `int-range` rule.
+    pub min: Option<i64>,
+    pub max: Option<i64>,
 }
 
 /// When a rule's verdict is worth reporting (`report` in the data).
@@ -258,6 +268,20 @@ pub fn check_settings(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> 
     out
 }
 
+/// The rules across settings alone (see [`check_settings`]).
+pub fn cross_verdicts(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> {
+    let mut out = vec![];
+    if let Some(r) = Release::parse(release) {
+        for rule in rules(&table().cross).iter().filter(|rule| rule.applies(r)) {
+            if let Some(v) = cross_verdict(r, rule, settings) {
+                out.push(v);
+            }
+        }
+    }
+    sort(&mut out);
+    out
+}
+
 /// Checks one StorageClass parameter of a `driver.longhorn.io` class. `others` holds the class's
 /// other parameters, and may hold the pseudo-parameters `pvc.accessModes` (comma-separated access
 /// modes of the PVCs the class serves) and `class.volumeBindingMode`. Unknown parameters pass
@@ -336,6 +360,11 @@ fn bad_release(release: &str) -> Verdict {
         confidence: Confidence::Source,
         stricter: None,
         report: Report::Always,
+        note: None,
+        values: &[],
+        object: None,
+        min: None,
+        max: None,
     }
 }
 
@@ -814,6 +843,11 @@ fn verdict(
         confidence: rule.confidence,
         stricter,
         report: rule.report,
+        note: rule.note.as_deref(),
+        values: &rule.values,
+        object: rule.object.as_deref(),
+        min: rule.min,
+        max: rule.max,
     }
 }
 
@@ -2524,6 +2558,11 @@ pub fn disk_annotation_verdicts(
                     confidence: Confidence::Docs,
                     stricter: None,
                     report: Report::Always,
+                    note: None,
+                    values: &[],
+                    object: None,
+                    min: None,
+                    max: None,
                 }),
                 Some(rule) => {
                     if !rule.values.iter().any(|v| v == driver) {
