@@ -202,7 +202,11 @@ fn check_default_class_replicas(
 }
 
 /// The chart's class's keys that become StorageClass parameters, as Longhorn reads them.
-fn check_default_class_parameters(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
+fn check_default_class_parameters(
+    file: &ClusterFile,
+    release: &Release,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(dc) = file.longhorn.as_ref().and_then(|l| l.default_class.as_ref()) else { return };
     let Some(migratable) = &dc.migratable else { return };
     let value = Spanned::new(migratable.value.to_string(), migratable.span.clone());
@@ -500,7 +504,8 @@ fn check_parameters(
 /// class's binding mode as the pseudo-parameter `class.volumeBindingMode`: the context
 /// Longhorn's parameter rules read.
 fn class_parameters(class: &StorageClass) -> Vec<(String, String)> {
-    let join = |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+    let join =
+        |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
     let mut out = vec![
         ("numberOfReplicas".to_string(), class.replicas().to_string()),
         ("staleReplicaTimeout".to_string(), class.stale_replica_timeout().to_string()),
@@ -586,14 +591,12 @@ fn parameter_verdicts(
         .with_help(help);
         d = d.with_note(match (v.stricter, v.effect) {
             (Some(why), _) => format!("lhc is stricter than Longhorn here, on purpose: {why}"),
-            (None, Effect::Ignored) => format!(
-                "Longhorn {version} logs the value and ignores it ({})",
-                v.source
-            ),
-            (None, _) => format!(
-                "Longhorn {version} refuses every volume of the class ({})",
-                v.source
-            ),
+            (None, Effect::Ignored) => {
+                format!("Longhorn {version} logs the value and ignores it ({})", v.source)
+            }
+            (None, _) => {
+                format!("Longhorn {version} refuses every volume of the class ({})", v.source)
+            }
         });
         d
     };
@@ -620,14 +623,18 @@ fn expected(v: &Verdict) -> String {
             _ => "a whole number".into(),
         },
         "go-bool" => "\"true\" or \"false\"".into(),
-        "backup-url" => "a backup URL such as \"s3://bucket@region/?backup=backup-1&volume=pvc-1\"".into(),
+        "backup-url" => {
+            "a backup URL such as \"s3://bucket@region/?backup=backup-1&volume=pvc-1\"".into()
+        }
         "tag-list" => "a comma-separated list of tags, without spaces".into(),
         "recurring-job-selector" => "a JSON list of recurring jobs and groups".into(),
         "quantity-choice" => "a backup block size Longhorn supports (\"2Mi\" or \"16Mi\")".into(),
         "json-string-map" => "a JSON object of strings".into(),
         "ec-parameters" => "an erasure-coding layout Longhorn accepts".into(),
         "requires" => "allowed with the class's other parameters".into(),
-        "toleration-list" => "a `;`-separated list of tolerations `key=value:Effect` or `key:Effect`".into(),
+        "toleration-list" => {
+            "a `;`-separated list of tolerations `key=value:Effect` or `key:Effect`".into()
+        }
         "node-selector-list" => "a `;`-separated list of `key:value` node labels".into(),
         _ => "a value Longhorn accepts".into(),
     }

@@ -486,7 +486,9 @@ fn refusal(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
     let note = match (v.effect, v.stricter) {
         (_, Some(why)) => format!("lhc is stricter than Longhorn here, on purpose: {why}"),
         (Effect::DiscardsAllSettings, _) => {
-            format!("Longhorn {version} discards every customized setting when one entry is invalid")
+            format!(
+                "Longhorn {version} discards every customized setting when one entry is invalid"
+            )
         }
         (Effect::SettingSkipped, _) => format!(
             "Longhorn {version} skips this setting and keeps its current value ({})",
@@ -512,7 +514,9 @@ fn bound(message: &str, value: &str) -> String {
 /// What a value Longhorn refuses should have been, by the rule that refuses it.
 fn expected(kind: &str, manager: &str) -> &'static str {
     match kind {
-        "cron" => "a cron expression Longhorn reads (five fields such as \"0 0 */7 * *\", or @daily, @every 12h, ...)",
+        "cron" => {
+            "a cron expression Longhorn reads (five fields such as \"0 0 */7 * *\", or @daily, @every 12h, ...)"
+        }
         "toleration-list" => {
             "a `;`-separated list of tolerations `key=value:Effect` or `key:Effect` (Effect: NoSchedule, PreferNoSchedule, NoExecute)"
         }
@@ -625,9 +629,10 @@ fn needs_cluster(
         }
         ("cluster-state", _)
             if said.manager == "v2-data-engine"
-                && file.node_config.as_ref().is_some_and(|n| {
-                    n.routes().contains(&crate::model::Route::Talos)
-                }) =>
+                && file
+                    .node_config
+                    .as_ref()
+                    .is_some_and(|n| n.routes().contains(&crate::model::Route::Talos)) =>
         {
             // The `talos` route's machine-config patches reserve the hugepages.
             return None;
@@ -660,7 +665,9 @@ fn chart_class_created(file: &ClusterFile, release: &Release) -> bool {
         .and_then(|l| l.default_class.as_ref())
         .and_then(|d| d.create.as_ref())
         .is_some_and(|c| !c.value);
-    !(off && release.has_path(&crate::knowledge::longhorn::segments("persistence.createStorageClass")))
+    !(off
+        && release
+            .has_path(&crate::knowledge::longhorn::segments("persistence.createStorageClass")))
 }
 
 /// The settings `[longhorn.placement]` writes, as Longhorn reads them: each toleration, each

@@ -2675,8 +2675,7 @@ mod tests {
         // The whole file is JSON, and the line index finds exactly its entries.
         let whole: serde_json::Value = serde_json::from_str(VALIDATION).unwrap();
         let t = table();
-        for (section, index) in [("setting", t.settings.len()), ("parameter", t.parameters.len())]
-        {
+        for (section, index) in [("setting", t.settings.len()), ("parameter", t.parameters.len())] {
             assert_eq!(whole[section].as_object().unwrap().len(), index, "{section}");
         }
         for (name, entry) in &t.settings {
@@ -2687,7 +2686,9 @@ mod tests {
             let lazy: serde_json::Value = serde_json::from_str(entry.text).unwrap();
             assert_eq!(lazy, whole["parameter"][*name], "{name}");
         }
-        assert!(whole["inputs"].as_object().unwrap().values().all(|v| v.as_str().unwrap().len() == 64));
+        assert!(
+            whole["inputs"].as_object().unwrap().values().all(|v| v.as_str().unwrap().len() == 64)
+        );
         assert!(index("{\n\"releases\" [1]\n}\n").is_err());
     }
 
