@@ -232,7 +232,7 @@ impl fmt::Display for Release {
 /// reads it from the `longhorn-default-setting` ConfigMap. Settings the release does not define
 /// pass (naming the setting is another check's job). The most severe verdict is returned; see
 /// [`setting_verdicts`] for all of them.
-pub fn check_setting(release: &str, manager_name: &str, value: &str) -> Result<(), Verdict> {
+pub fn check_setting(release: &str, manager_name: &str, value: &str) -> Result<(), Box<Verdict>> {
     first(setting_verdicts(release, manager_name, value))
 }
 
@@ -291,7 +291,7 @@ pub fn check_parameter(
     name: &str,
     value: &str,
     others: &[(&str, &str)],
-) -> Result<(), Verdict> {
+) -> Result<(), Box<Verdict>> {
     first(parameter_verdicts(release, name, value, others))
 }
 
@@ -324,25 +324,25 @@ pub fn check_disk_annotation(
     release: &str,
     annotation: &str,
     v2_data_engine: bool,
-) -> Result<(), Verdict> {
+) -> Result<(), Box<Verdict>> {
     first(disk_annotation_verdicts(release, annotation, v2_data_engine))
 }
 
 /// Checks a `node.longhorn.io/default-node-tags` annotation.
-pub fn check_node_tags_annotation(release: &str, annotation: &str) -> Result<(), Verdict> {
+pub fn check_node_tags_annotation(release: &str, annotation: &str) -> Result<(), Box<Verdict>> {
     let Some(r) = Release::parse(release) else {
-        return Err(bad_release(release));
+        return Err(Box::new(bad_release(release)));
     };
     for rule in rules(&table().node_tags).iter().filter(|rule| rule.applies(r)) {
         if let Err(message) = node_tags(annotation) {
-            return Err(verdict(r, rule, "default-node-tags", message, false));
+            return Err(Box::new(verdict(r, rule, "default-node-tags", message, false)));
         }
     }
     Ok(())
 }
 
-fn first(mut verdicts: Vec<Verdict>) -> Result<(), Verdict> {
-    if verdicts.is_empty() { Ok(()) } else { Err(verdicts.swap_remove(0)) }
+fn first(mut verdicts: Vec<Verdict>) -> Result<(), Box<Verdict>> {
+    if verdicts.is_empty() { Ok(()) } else { Err(Box::new(verdicts.swap_remove(0))) }
 }
 
 fn sort(verdicts: &mut [Verdict]) {
@@ -1166,15 +1166,10 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             if p.matches(rule.when.as_ref()?) != Some(true) {
                 return None;
             }
+            // What the class gives is checked; a part it leaves out is the volume default's.
             let get = |k: &str| p.get(k).and_then(|v| go_atoi(v).ok());
-            match (
-                get("dataLayout.dataChunks"),
-                get("dataLayout.parityChunks"),
-                get("dataLayout.stripSizeKB"),
-            ) {
-                (Some(d), Some(pc), Some(s)) => ec_parameters(d, pc, s).err().map(longhorn),
-                _ => None,
-            }
+            let chunks = get("dataLayout.dataChunks").zip(get("dataLayout.parityChunks"));
+            ec_parameters(chunks, get("dataLayout.stripSizeKB")).err().map(longhorn)
         }
         Kind::NodeSelectorList => match node_selector_list(value) {
             Err(m) => Some(longhorn(m)),
@@ -2357,16 +2352,24 @@ fn json_string_map(s: &str) -> Result<(), String> {
 }
 
 /// Erasure-coding geometry: data ≥ 1, parity ≥ 1, data + parity ≤ 32, strip size a power of
-/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`).
-pub fn ec_parameters(data: i64, parity: i64, strip_kb: i64) -> Result<(), String> {
-    if data < 1 || parity < 1 {
-        return Err("dataChunks and parityChunks must be at least 1".into());
+/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`), on the parts given:
+/// `(dataChunks, parityChunks)` when both are, and `stripSizeKB`.
+pub fn ec_parameters(chunks: Option<(i64, i64)>, strip_kb: Option<i64>) -> Result<(), String> {
+    if let Some((data, parity)) = chunks {
+        if data < 1 || parity < 1 {
+            return Err("dataChunks and parityChunks must be at least 1".into());
+        }
+        if data.saturating_add(parity) > 32 {
+            return Err(format!(
+                "dataChunks + parityChunks = {} is above 32",
+                data.saturating_add(parity)
+            ));
+        }
     }
-    if data + parity > 32 {
-        return Err(format!("dataChunks + parityChunks = {} is above 32", data + parity));
-    }
-    if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
-        return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
+    if let Some(strip_kb) = strip_kb {
+        if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
+            return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
+        }
     }
     Ok(())
 }
@@ -2496,7 +2499,7 @@ pub fn disk_annotation_verdicts(
         if !d.name.is_empty() {
             if !disk_names.insert(d.name.clone()) {
                 hit(Kind::DiskName, format!("duplicate disk name {:?}", d.name), false);
-            } else if !names::is_tag(&d.name) {
+            } else if !names::is_label_name(&d.name) {
                 hit(
                     Kind::DiskName,
                     format!("{:?} is not a plain name (letters, digits, `-`, `_`, `.`)", d.name),
@@ -2618,7 +2621,7 @@ mod tests {
 
     use super::*;
 
-    fn effect(r: Result<(), Verdict>) -> Option<Effect> {
+    fn effect(r: Result<(), Box<Verdict>>) -> Option<Effect> {
         r.err().map(|v| v.effect)
     }
 
@@ -3439,8 +3442,12 @@ mod tests {
             (2, 1, 2048, false),
             (2, 1, 48, false),
         ] {
-            assert_eq!(ec_parameters(d, p, s).is_ok(), ok, "{d} {p} {s}");
+            assert_eq!(ec_parameters(Some((d, p)), Some(s)).is_ok(), ok, "{d} {p} {s}");
         }
+        // Each part on its own, the others left to the volume's defaults.
+        assert!(ec_parameters(Some((30, 4)), None).is_err());
+        assert!(ec_parameters(None, Some(48)).is_err());
+        assert!(ec_parameters(None, Some(64)).is_ok() && ec_parameters(None, None).is_ok());
         let ec = |d: &'static str, p: &'static str, s: &'static str| {
             [
                 ("dataLayout.dataChunks", d),
