@@ -20,4 +20,5 @@ mod plan;
 mod recurring;
 mod report;
 mod report_parsers;
+mod verdicts;
 mod yaml;
