@@ -610,6 +610,9 @@ fn plain_names(message: &str) -> String {
         .replace("`pvc.accessModes`", "the claims' access mode")
 }
 
+/// What Go's `strconv.ParseBool` accepts, in words.
+const GO_BOOL: &str = "\"true\" or \"false\" (or 1, t, T, TRUE, True, 0, f, F, FALSE, False)";
+
 /// What a parameter Longhorn refuses should have been, by the rule that refuses it.
 fn expected(v: &Verdict) -> String {
     match v.kind {
@@ -622,7 +625,7 @@ fn expected(v: &Verdict) -> String {
             (Some(lo), None) => format!("a whole number of at least {lo}"),
             _ => "a whole number".into(),
         },
-        "go-bool" => "\"true\" or \"false\"".into(),
+        "go-bool" => GO_BOOL.into(),
         "backup-url" => {
             "a backup URL such as \"s3://bucket@region/?backup=backup-1&volume=pvc-1\"".into()
         }
@@ -648,9 +651,8 @@ fn quoted(s: &str) -> String {
 fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Option<String> {
     match kind {
         ParameterKind::String => None,
-        ParameterKind::Bool => {
-            (value != "true" && value != "false").then(|| "\"true\" or \"false\"".into())
-        }
+        // As Go's `strconv.ParseBool` reads it (`1`, `t`, `TRUE`, ... too), like the CSI driver.
+        ParameterKind::Bool => verdicts::go_parse_bool(value).is_err().then(|| GO_BOOL.into()),
         ParameterKind::Int => value.parse::<u32>().is_err().then(|| "a whole number".into()),
         ParameterKind::Enum => (!values.iter().any(|v| v == value)).then(|| {
             format!("one of {}", values.iter().map(|v| quoted(v)).collect::<Vec<_>>().join(", "))

@@ -206,12 +206,15 @@ fn storage_class_parameters_as_the_csi_driver_reads_them() {
         // Not a backup URL: no volume and backup in the query.
         ("1.12.1", class("fromBackup = \"s3://backups@eu-central-1/x\"", "", false)),
         ("1.12.1", class("fromBackup = \"backup-1\"", "", false)),
+        // strconv.ParseBool.
+        ("1.12.1", class("encrypted = \"yes\"", "", false)),
     ];
     for (release, body) in refused {
         case(release, body, &[("error[parameter-value]", "parameters")]);
     }
     let accepted: &[(&str, String)] = &[
         ("1.12.1", class("frontend = \"blockdev\"", "", false)),
+        ("1.12.1", class("encrypted = \"1\", disableRevisionCounter = \"TRUE\"", "", false)),
         (
             "1.12.1",
             class("dataEngine = \"v2\", frontend = \"ublk\", ublkQueueDepth = \"0\"", "", true),
