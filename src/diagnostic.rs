@@ -167,11 +167,15 @@ pub enum Message {
     SettingFormat { key: String, value: String, expected: String },
     #[error("setting `{key}` must give a value for exactly the data engines {engines}")]
     SettingEngines { key: String, engines: String },
-    #[error("settings `{a}` and `{b}` cannot both be true")]
-    SettingConflict { a: String, b: String },
+    #[error("settings `{a}` and `{b}` {why}")]
+    SettingConflict { a: String, b: String, why: String },
 
     #[error("setting `{key}` is written as a string ({value}); it is {kind} setting")]
     QuotedSettingValue { key: String, value: String, kind: String },
+    /// Longhorn checks the value against the cluster (an object that must exist, the nodes'
+    /// resources), which lhc cannot see.
+    #[error("{what} depends on the cluster: {needs}")]
+    ClusterDependent { what: String, needs: String },
 
     // --- [longhorn.values] -----------------------------------------------------------------------
     #[error("`{key}` is not a values key of Longhorn chart {version}")]
@@ -296,6 +300,8 @@ pub enum Message {
     ParameterValue { key: String, value: String, expected: String },
     #[error("parameter `{key} = {value}` needs `{setting}`, which is off")]
     ParameterNeedsSetting { key: String, value: String, setting: String },
+    #[error("parameter `{key} = {value}` {what}")]
+    ParameterIgnored { key: String, value: String, what: String },
 
     // --- recurring jobs ----------------------------------------------------------------------------
     #[error("task `{task}` needs Longhorn {since} or newer; the target is {version}")]
@@ -530,6 +536,7 @@ codes! {
     SettingEngines => "setting-engines",
     SettingConflict => "setting-conflict",
     QuotedSettingValue => "quoted-setting-value",
+    ClusterDependent => "cluster-dependent",
     UnknownValue => "unknown-value",
     ValueNotInVersion => "value-not-in-version",
     MovedValue => "moved-value",
@@ -581,6 +588,7 @@ codes! {
     ParameterNotInVersion => "parameter-not-in-version",
     ParameterValue => "parameter-value",
     ParameterNeedsSetting => "parameter-needs-setting",
+    ParameterIgnored => "parameter-ignored",
     TaskNotInVersion => "task-not-in-version",
     InvalidCron => "invalid-cron",
     RetainTooHigh => "retain-too-high",

@@ -14,6 +14,9 @@ pub struct Shape {
     pub matches: fn(&str) -> bool,
     pub max_len: Option<u64>,
     pub expected: &'static str,
+    /// Where lhc is stricter than Longhorn on purpose: what Longhorn accepts and why lhc does
+    /// not (the help of the diagnostic).
+    pub stricter: Option<&'static str>,
 }
 
 pub const DNS_LABEL: Shape = Shape {
@@ -22,6 +25,7 @@ pub const DNS_LABEL: Shape = Shape {
     matches: dns_label_shape,
     max_len: Some(63),
     expected: "a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)",
+    stricter: None,
 };
 
 pub const DNS_SUBDOMAIN: Shape = Shape {
@@ -30,15 +34,20 @@ pub const DNS_SUBDOMAIN: Shape = Shape {
     matches: dns_subdomain_shape,
     max_len: Some(253),
     expected: "a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)",
+    stricter: None,
 };
 
-/// Longhorn validates disk and node tags as Kubernetes qualified names without a prefix.
+/// Longhorn validates disk and node tags as Kubernetes qualified names (`ssd`,
+/// `example.com/ssd`): longhorn-manager `util.ValidateTags` (`validation.IsQualifiedName`). The
+/// pattern is [`LABEL_KEY`]'s language written with non-capturing groups, so the schema tells the
+/// two shapes apart.
 pub const TAG: Shape = Shape {
     name: "tag",
-    pattern: "^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
-    matches: name_shape,
-    max_len: Some(63),
-    expected: "a Longhorn tag (letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
+    pattern: "^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    matches: qualified_name_shape,
+    max_len: Some(317),
+    expected: "a Longhorn tag, a Kubernetes qualified name (an optional DNS subdomain prefix and '/', then letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
+    stricter: None,
 };
 
 pub const DISK_NAME: Shape = Shape {
@@ -47,6 +56,9 @@ pub const DISK_NAME: Shape = Shape {
     matches: name_shape,
     max_len: Some(63),
     expected: "a disk name (letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
+    stricter: Some(
+        "Longhorn takes any string as a disk name (a key of the node's `spec.disks`); lhc keeps to letters, digits, '-', '_' and '.' so that `kubectl patch` paths, UI links and logs name the disk unambiguously",
+    ),
 };
 
 pub const LABEL_KEY: Shape = Shape {
@@ -55,6 +67,7 @@ pub const LABEL_KEY: Shape = Shape {
     matches: label_key_shape,
     max_len: Some(317),
     expected: "a Kubernetes label key (an optional DNS subdomain prefix and '/', then a name of letters, digits, '-', '_' and '.' of at most 63 characters)",
+    stricter: None,
 };
 
 pub const LABEL_VALUE: Shape = Shape {
@@ -63,6 +76,7 @@ pub const LABEL_VALUE: Shape = Shape {
     matches: label_value_shape,
     max_len: Some(63),
     expected: "a Kubernetes label value (empty, or letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters)",
+    stricter: None,
 };
 
 pub const QUANTITY: Shape = Shape {
@@ -71,6 +85,7 @@ pub const QUANTITY: Shape = Shape {
     matches: quantity_shape,
     max_len: None,
     expected: "a Kubernetes quantity such as \"500Gi\", \"1Ti\" or \"100G\"",
+    stricter: None,
 };
 
 pub const RESERVED: Shape = Shape {
@@ -79,6 +94,7 @@ pub const RESERVED: Shape = Shape {
     matches: reserved_shape,
     max_len: None,
     expected: "a percentage such as \"25%\" or a quantity such as \"50Gi\"",
+    stricter: None,
 };
 
 pub const ABSOLUTE_PATH: Shape = Shape {
@@ -87,6 +103,7 @@ pub const ABSOLUTE_PATH: Shape = Shape {
     matches: absolute_path_shape,
     max_len: Some(4096),
     expected: "an absolute path (starting with '/')",
+    stricter: None,
 };
 
 pub const KUBERNETES_VERSION: Shape = Shape {
@@ -95,6 +112,7 @@ pub const KUBERNETES_VERSION: Shape = Shape {
     matches: kubernetes_version_shape,
     max_len: None,
     expected: "a Kubernetes minor version such as \"1.31\"",
+    stricter: None,
 };
 
 pub const CHART_VERSION: Shape = Shape {
@@ -103,6 +121,7 @@ pub const CHART_VERSION: Shape = Shape {
     matches: chart_version_shape,
     max_len: None,
     expected: "a chart version such as \"1.9.2\"",
+    stricter: None,
 };
 
 pub const BACKUP_TARGET: Shape = Shape {
@@ -111,6 +130,7 @@ pub const BACKUP_TARGET: Shape = Shape {
     matches: backup_target_shape,
     max_len: None,
     expected: "a Longhorn backup target URL (s3://, nfs://, cifs:// or azblob://)",
+    stricter: None,
 };
 
 pub const DURATION: Shape = Shape {
@@ -119,6 +139,7 @@ pub const DURATION: Shape = Shape {
     matches: duration_shape,
     max_len: None,
     expected: "a Prometheus duration such as \"30s\", \"1m\" or \"1h30m\"",
+    stricter: None,
 };
 
 /// A disk's `path`: an absolute path, or a PCI address (`0000:00:1e.0`, Longhorn's `IsBDF`
@@ -129,6 +150,7 @@ pub const DISK_PATH: Shape = Shape {
     matches: disk_path_shape,
     max_len: Some(4096),
     expected: "an absolute path (starting with '/'), or for a block disk a PCI address such as \"0000:00:1e.0\"",
+    stricter: None,
 };
 
 /// A Kubernetes taint as `kubectl taint` and k3s write it: `key[=value]:Effect`.
@@ -138,6 +160,7 @@ pub const TAINT: Shape = Shape {
     matches: taint_shape,
     max_len: Some(400),
     expected: "a Kubernetes taint `key=value:Effect` or `key:Effect` (the key a label key, the value a label value, Effect one of NoSchedule, PreferNoSchedule, NoExecute)",
+    stricter: None,
 };
 
 /// A Talos version: `1.9`, `v1.9` or `v1.9.3`.
@@ -147,6 +170,7 @@ pub const TALOS_VERSION: Shape = Shape {
     matches: talos_version_shape,
     max_len: None,
     expected: "a Talos version such as \"1.9\" or \"v1.9.3\"",
+    stricter: None,
 };
 
 /// All shapes, so a schema `pattern` error can be explained in words.
@@ -219,6 +243,11 @@ fn name_shape(s: &str) -> bool {
         && b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
         && all_bytes(s, |c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A Kubernetes qualified name, lengths included: what [`is_label_key`] accepts.
+fn qualified_name_shape(s: &str) -> bool {
+    is_label_key(s)
 }
 
 /// `(<dns subdomain>/)?<name>`
@@ -374,7 +403,14 @@ pub fn is_dns_subdomain(s: &str) -> bool {
         })
 }
 
+/// A Longhorn disk or node tag: a Kubernetes qualified name (`ssd`, `example.com/ssd`).
 pub fn is_tag(s: &str) -> bool {
+    is_label_key(s)
+}
+
+/// A label name: a qualified name without a prefix, at most 63 characters (what may follow
+/// `recurring-job-group.longhorn.io/`, for example).
+pub fn is_label_name(s: &str) -> bool {
     label_name_ok(s)
 }
 
@@ -419,10 +455,9 @@ mod tests {
         ];
         let long = "a".repeat(64);
         type Check = (Shape, fn(&str) -> bool);
-        let checks: [Check; 4] = [
+        let checks: [Check; 3] = [
             (DNS_LABEL, is_dns_label),
             (DNS_SUBDOMAIN, is_dns_subdomain),
-            (TAG, is_tag),
             (LABEL_VALUE, is_label_value),
         ];
         for (shape, plain) in checks {
@@ -434,9 +469,14 @@ mod tests {
             }
         }
         let key = regex::Regex::new(LABEL_KEY.pattern).unwrap();
+        let tag = regex::Regex::new(TAG.pattern).unwrap();
         for s in samples {
             assert_eq!(key.is_match(s), is_label_key(s), "{s:?}");
+            assert_eq!(tag.is_match(s), is_tag(s), "{s:?}");
         }
+        // Longhorn's tags are qualified names: a DNS prefix is fine, a name over 63 is not.
+        assert!(is_tag("example.com/ssd") && is_tag("fast.ssd_1") && !is_tag("Example.com/ssd"));
+        assert!(!is_tag(&"a".repeat(64)) && !is_label_name("example.com/ssd"));
     }
 
     /// Every shape's plain `matches` agrees with its regular expression, on the samples above

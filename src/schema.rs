@@ -36,6 +36,7 @@ pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
         "lhc-dns-label" => crate::schema::formats::dns_label,
         "lhc-dns-subdomain" => crate::schema::formats::dns_subdomain,
         "lhc-tag" => crate::schema::formats::tag,
+        "lhc-disk-name" => crate::schema::formats::disk_name,
         "lhc-label-key" => crate::schema::formats::label_key,
         "lhc-label-value" => crate::schema::formats::label_value,
         "lhc-quantity" => crate::schema::formats::quantity,
@@ -174,6 +175,9 @@ mod formats {
     }
     pub fn tag(s: &str) -> bool {
         (names::TAG.matches)(s)
+    }
+    pub fn disk_name(s: &str) -> bool {
+        (names::DISK_NAME.matches)(s)
     }
     pub fn label_key(s: &str) -> bool {
         (names::LABEL_KEY.matches)(s)
@@ -419,6 +423,9 @@ fn to_diagnostic(
                 .is_some_and(|s| s.name == names::QUANTITY.name || s.name == names::RESERVED.name);
             if let (true, Some(s)) = (is_size, found.as_str()) {
                 d.help = quantity_hint(s);
+            }
+            if let Some(why) = shape.and_then(|s| s.stricter) {
+                d.help = Some(why.to_string());
             }
             d
         }

@@ -6,8 +6,8 @@ releases/README.md) and writes, relative to the worktree root:
 
   data/longhorn/releases/<version>.json      one file per chart release 1.5.0 ... 1.12.1
   data/longhorn/releases/index.json          the releases in order + sha256 of every input read
-  tests/fixtures/longhorn/releases/<version>/chart.json, render.json (every release),
-                                            values.yaml (newest patch of each minor line)
+  tests/fixtures/longhorn/releases/<version>/chart.json, render.json, manager.json (every
+                                            release), values.yaml (newest patch of each minor line)
   tests/fixtures/longhorn/releases/SOURCE.md
 
 It also validates the hand-written data/longhorn/moves.toml against the release data.
@@ -611,6 +611,21 @@ def render_fixture_section(doc):
     return {"test_inputs": doc["test_inputs"], "rendered_in": doc["rendered_in"], "keys": keys}
 
 
+def manager_fixture(v, all_rel):
+    """The manager's definition of the setting each defaultSettings key reaches at release v."""
+    keys = {}
+    for k, entry in sorted(all_rel["keys"].items()):
+        x = entry["versions"].get(v)
+        if x is None or not x["known_to_manager"]:
+            continue
+        out = {f: x[f] for f in ("setting", "type", "data_engine_specific", "manager_default")}
+        for f in ("range", "choices"):
+            if x.get(f):
+                out[f] = x[f]
+        keys[k] = out
+    return {"release": v, "keys": keys}
+
+
 SOURCE_MD = """\
 # Longhorn chart fixtures, one folder per release
 
@@ -630,6 +645,10 @@ Per release `<version>/`:
   test input (`string`, `bool`, `int`, `list`): `input`, `helm_ok`, then `line` or `error`,
   plus `also_added_lines`/`also_removed_lines` and `with_gate_set` where present. Also
   `test_inputs` and `rendered_in` of each section.
+- `manager.json`: for each `defaultSettings` key the manager defines a setting for (from
+  `settings-all-releases.json`, `keys.<key>.versions.<version>`, parsed from longhorn-manager
+  `types/setting.go` at the tag): `setting`, `type`, `data_engine_specific`, `manager_default`
+  and, where the definition has them, `range` (`min`/`max` as strings) and `choices`.
 - `values.yaml`: the chart's `values.yaml`, byte for byte, only for the newest patch release of
   each minor line (%s).
 
@@ -707,6 +726,7 @@ def generate(ref):
         fx = "%s/%s/" % (FIXTURE_DIR, v)
         files[fx + "chart.json"] = chart_bytes
         files[fx + "render.json"] = dump_json(fixture_render)
+        files[fx + "manager.json"] = dump_json(manager_fixture(v, all_rel))
         if newest_of_minor[minor_of(v)] == v:
             files[fx + "values.yaml"] = values_bytes
 

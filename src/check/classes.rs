@@ -2,11 +2,12 @@
 //! replica rule, and the parameters the Longhorn CSI driver reads.
 
 use super::scheduling::Scheduling;
-use super::{Target, bool_setting, duplicates, formats, list};
+use super::verdicts::{self, Effect, Report, Verdict};
+use super::{Target, bool_setting, duplicates, list};
 use crate::capacity::Engine;
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
-use crate::knowledge::longhorn::{Format, Longhorn, ParameterKind, Release};
+use crate::knowledge::longhorn::{Longhorn, ParameterKind, Release};
 use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag};
 use crate::source::Span;
 
@@ -38,6 +39,9 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     let counted = file.pools.iter().all(|p| p.membership_ok());
     if chart_class && counted {
         check_default_class_replicas(file, &scheduling, out);
+    }
+    if chart_class {
+        check_default_class_parameters(file, release, out);
     }
     for class in &file.storage_classes {
         if chart_class && class.name.as_str() == "longhorn" {
@@ -195,6 +199,18 @@ fn check_default_class_replicas(
             }
         }
     }
+}
+
+/// The chart's class's keys that become StorageClass parameters, as Longhorn reads them.
+fn check_default_class_parameters(
+    file: &ClusterFile,
+    release: &Release,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(dc) = file.longhorn.as_ref().and_then(|l| l.default_class.as_ref()) else { return };
+    let Some(migratable) = &dc.migratable else { return };
+    let value = Spanned::new(migratable.value.to_string(), migratable.span.clone());
+    parameter_verdicts(release, "migratable", &value, &[], out);
 }
 
 /// Every tag a class selects exists on some disk (or pool). When some pool declares no disks,
@@ -477,7 +493,155 @@ fn check_parameters(
                 )
                 .with_help("set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs block-type disks and hugepages"),
             );
+            continue;
         }
+        let others = class_parameters(class);
+        let others: Vec<(&str, &str)> =
+            others.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        parameter_verdicts(chart, key.as_str(), value, &others, out);
+    }
+}
+
+/// Every parameter of a class as lhc writes it (the typed keys' and `parameters`), and the
+/// class's binding mode as the pseudo-parameter `class.volumeBindingMode`: the context
+/// Longhorn's parameter rules read.
+fn class_parameters(class: &StorageClass) -> Vec<(String, String)> {
+    let join =
+        |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+    let mut out = vec![
+        ("numberOfReplicas".to_string(), class.replicas().to_string()),
+        ("staleReplicaTimeout".to_string(), class.stale_replica_timeout().to_string()),
+        ("dataLocality".to_string(), class.data_locality().as_str().to_string()),
+        ("class.volumeBindingMode".to_string(), class.binding().as_str().to_string()),
+    ];
+    if !class.disk_tags.is_empty() {
+        out.push(("diskSelector".into(), join(&class.disk_tags)));
+    }
+    if !class.node_tags.is_empty() {
+        out.push(("nodeSelector".into(), join(&class.node_tags)));
+    }
+    if !class.recurring_jobs.is_empty() || !class.recurring_job_groups.is_empty() {
+        // Only whether the class selects jobs matters to the rules (linked clones take none).
+        out.push(("recurringJobSelector".into(), "[{}]".into()));
+    }
+    out.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
+    out
+}
+
+/// What Longhorn's CSI driver and volume webhooks make of one parameter in its class
+/// (check::verdicts): a refusal is an error, a value with no effect a warning, a value Longhorn
+/// checks against objects in the cluster a warning too.
+fn parameter_verdicts(
+    release: &Release,
+    key: &str,
+    value: &Spanned<String>,
+    others: &[(&str, &str)],
+    out: &mut Vec<Diagnostic>,
+) {
+    let found = verdicts::parameter_verdicts(&release.version, key, value, others);
+    let Some(v) = found.into_iter().find(|v| {
+        v.report == Report::Always
+            // Tags: lhc's own `unknown-tag` sees the disks and pools.
+            && !(v.kind == "must-exist" && matches!(v.object, Some("disk tag" | "node tag")))
+    }) else {
+        return;
+    };
+    let help = plain_names(&v.message);
+    let version = &release.version;
+    let warning = match v.effect {
+        Effect::Ignored | Effect::Reinterpreted => {
+            !matches!(v.kind, "toleration-list" | "node-selector-list")
+        }
+        Effect::NeedsCluster => true,
+        _ => false,
+    };
+    let d = if v.effect == Effect::NeedsCluster {
+        let needs = match v.object {
+            Some(object) => format!("the {object} {} must exist", super::settings::shown(value)),
+            None => help.clone(),
+        };
+        Diagnostic::warning(
+            Message::ClusterDependent { what: format!("parameter `{key}`"), needs },
+            value.span.clone(),
+        )
+        .with_help(format!("lhc cannot see the cluster; without it every volume of the class fails to be created ({})", v.source))
+    } else if warning {
+        let what = match (v.kind, v.effect) {
+            ("rwx-only", _) => "only takes effect for ReadWriteMany volumes".to_string(),
+            ("positive-or-default", _) => "is read as the default".to_string(),
+            (_, Effect::Reinterpreted) => format!("is read differently by Longhorn {version}"),
+            _ => format!("has no effect in Longhorn {version}"),
+        };
+        let mut d = Diagnostic::warning(
+            Message::ParameterIgnored { key: key.to_string(), value: quoted(value), what },
+            value.span.clone(),
+        )
+        .with_help(v.note.map_or(help, plain_names));
+        if let Some(why) = v.stricter {
+            d = d.with_note(why.to_string());
+        }
+        d
+    } else {
+        let mut d = Diagnostic::error(
+            Message::ParameterValue {
+                key: key.to_string(),
+                value: quoted(value),
+                expected: expected(&v),
+            },
+            value.span.clone(),
+        )
+        .with_help(help);
+        d = d.with_note(match (v.stricter, v.effect) {
+            (Some(why), _) => format!("lhc is stricter than Longhorn here, on purpose: {why}"),
+            (None, Effect::Ignored) => {
+                format!("Longhorn {version} logs the value and ignores it ({})", v.source)
+            }
+            (None, _) => {
+                format!("Longhorn {version} refuses every volume of the class ({})", v.source)
+            }
+        });
+        d
+    };
+    out.push(d);
+}
+
+/// The pseudo-parameters of the rules in the words of the cluster file.
+fn plain_names(message: &str) -> String {
+    message
+        .replace("`class.volumeBindingMode`", "the class's `binding`")
+        .replace("`pvc.accessModes`", "the claims' access mode")
+}
+
+/// What Go's `strconv.ParseBool` accepts, in words.
+const GO_BOOL: &str = "\"true\" or \"false\" (or 1, t, T, TRUE, True, 0, f, F, FALSE, False)";
+
+/// What a parameter Longhorn refuses should have been, by the rule that refuses it.
+fn expected(v: &Verdict) -> String {
+    match v.kind {
+        "choice" if !v.values.is_empty() => {
+            format!("one of {}", v.values.iter().map(|x| quoted(x)).collect::<Vec<_>>().join(", "))
+        }
+        "choice-by-engine" => "a value the class's data engine takes".into(),
+        "int-range" => match (v.min, v.max) {
+            (Some(lo), Some(hi)) => format!("a whole number from {lo} to {hi}"),
+            (Some(lo), None) => format!("a whole number of at least {lo}"),
+            _ => "a whole number".into(),
+        },
+        "go-bool" => GO_BOOL.into(),
+        "backup-url" => {
+            "a backup URL such as \"s3://bucket@region/?backup=backup-1&volume=pvc-1\"".into()
+        }
+        "tag-list" => "a comma-separated list of tags, without spaces".into(),
+        "recurring-job-selector" => "a JSON list of recurring jobs and groups".into(),
+        "quantity-choice" => "a backup block size Longhorn supports (\"2Mi\" or \"16Mi\")".into(),
+        "json-string-map" => "a JSON object of strings".into(),
+        "ec-parameters" => "an erasure-coding layout Longhorn accepts".into(),
+        "requires" => "allowed with the class's other parameters".into(),
+        "toleration-list" => {
+            "a `;`-separated list of tolerations `key=value:Effect` or `key:Effect`".into()
+        }
+        "node-selector-list" => "a `;`-separated list of `key:value` node labels".into(),
+        _ => "a value Longhorn accepts".into(),
     }
 }
 
@@ -489,14 +653,16 @@ fn quoted(s: &str) -> String {
 fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Option<String> {
     match kind {
         ParameterKind::String => None,
-        ParameterKind::Bool => {
-            (value != "true" && value != "false").then(|| "\"true\" or \"false\"".into())
-        }
+        // As Go's `strconv.ParseBool` reads it (`1`, `t`, `TRUE`, ... too), like the CSI driver.
+        ParameterKind::Bool => verdicts::go_parse_bool(value).is_err().then(|| GO_BOOL.into()),
         ParameterKind::Int => value.parse::<u32>().is_err().then(|| "a whole number".into()),
         ParameterKind::Enum => (!values.iter().any(|v| v == value)).then(|| {
             format!("one of {}", values.iter().map(|v| quoted(v)).collect::<Vec<_>>().join(", "))
         }),
-        ParameterKind::JsonArray => formats::recurring_job_selector(value).err(),
+        // Checked as Longhorn parses them (check::verdicts).
+        ParameterKind::JsonArray
+        | ParameterKind::TolerationList
+        | ParameterKind::NodeSelectorList => None,
         ParameterKind::JsonObject => match serde_json::from_str::<serde_json::Value>(value) {
             Ok(serde_json::Value::Object(_)) => None,
             _ => Some("a JSON object".into()),
@@ -505,7 +671,5 @@ fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Opt
             .split(',')
             .any(|t| !crate::names::is_tag(t))
             .then(|| "a comma-separated list of tags, without spaces".into()),
-        ParameterKind::TolerationList => formats::check(Format::TolerationList, value).err(),
-        ParameterKind::NodeSelectorList => formats::check(Format::NodeSelectorList, value).err(),
     }
 }

@@ -12,7 +12,6 @@ mod benchmark;
 pub mod capacity;
 mod chart;
 mod classes;
-mod formats;
 mod gitops;
 pub mod pools;
 pub mod recurring;

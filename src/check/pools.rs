@@ -800,8 +800,28 @@ fn check_disk(
 
     let default_reserved =
         Reserved::Percent { numerator: u128::from(disk.kind.default_reserved_percent()), scale: 0 };
-    let reserved =
-        disk.reserved.as_ref().and_then(|r| Reserved::parse(r).ok()).unwrap_or(default_reserved);
+    // A reserve lhc cannot write exactly (a fraction of a byte, too large) is an error, never
+    // the default in its place.
+    let mut reserved_invalid = false;
+    let reserved = match disk.reserved.as_ref().map(|r| (r, Reserved::parse(r))) {
+        None => default_reserved,
+        Some((_, Ok(r))) => r,
+        Some((r, Err(e))) => {
+            reserved_invalid = true;
+            out.push(
+                Diagnostic::error(
+                    Message::InvalidFormat {
+                        key: "reserved".into(),
+                        value: format!("\"{}\"", r.value),
+                        expected: format!("a usable reserve: it {e}"),
+                    },
+                    r.span.clone(),
+                )
+                .with_help("lhc writes `storageReserved` in whole bytes and never rounds what the file asks: give a whole number of bytes (\"512\", \"1536Ki\") or a percentage of the size (\"0.5%\")"),
+            );
+            default_reserved
+        }
+    };
     let reserved_bytes = match (size, &reserved) {
         (Some(s), r) => r.of(s),
         // An absolute reserve does not depend on the size.
@@ -809,7 +829,7 @@ fn check_disk(
         (None, _) => Bytes(0),
     };
     let reserved_span = disk.reserved.as_ref().map_or(disk.name.span.clone(), |r| r.span.clone());
-    if let Some(size) = size.filter(|_| size_ok) {
+    if let Some(size) = size.filter(|_| size_ok && !reserved_invalid) {
         if reserved_bytes >= size {
             out.push(
                 Diagnostic::error(
@@ -824,7 +844,7 @@ fn check_disk(
             );
         }
     }
-    if reserved.is_zero() {
+    if reserved.is_zero() && !reserved_invalid {
         if let Some(chart) = target.release.filter(|c| c.behaviour.zero_reserved_is_percentage) {
             let percent = int_setting(file, chart, "storageReservedPercentageForDefaultDisk");
             if percent != Some(0) {

@@ -172,7 +172,7 @@ fn check_job(
     }
     duplicates("group", job.groups.iter().map(|g| (g.as_str(), &g.span)), out);
     for group in &job.groups {
-        if group.len() < 2 || !crate::names::is_tag(group) {
+        if group.len() < 2 || !crate::names::is_label_name(group) {
             out.push(
                 Diagnostic::error(
                     Message::InvalidName {

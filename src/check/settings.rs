@@ -4,10 +4,12 @@
 //! where they went; keys lhc derives say which key to set instead. `[longhorn.backup]` and the
 //! old backup settings are checked against each other.
 
-use super::{Target, bool_setting, formats, list, nearest};
+use super::verdicts::{self, Effect, Report, Verdict};
+use super::{Target, bool_setting, list, nearest};
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::{Longhorn, Release, Render, Setting, SettingType};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
+use crate::source::Span;
 
 /// A setting the user wrote, wherever it was written.
 pub(crate) struct Written<'a> {
@@ -25,17 +27,20 @@ pub(super) fn check(
     let lh = &target.k.longhorn;
     let before = out.len();
     for w in written {
-        check_one(lh, release, w.key, w.value, out);
+        check_one(file, lh, release, w.key, w.value, out);
         set_twice(file, w.key, out);
     }
+    check_placement(file, release, out);
     check_conflicts(file, release, out);
+    check_cross(file, lh, release, written, out);
     check_backup(file, release, out);
+    check_backup_target(file, release, out);
     if release.behaviour.all_or_nothing_settings {
         let note = format!(
             "Longhorn {} discards every customized setting when one entry is invalid",
             release.version
         );
-        for d in out[before..].iter_mut().filter(|d| d.is_error()) {
+        for d in out[before..].iter_mut().filter(|d| d.is_error() && d.note.is_none()) {
             d.note = Some(note.clone());
         }
     }
@@ -81,6 +86,7 @@ pub fn effective<'r>(
 }
 
 fn check_one(
+    file: &ClusterFile,
     lh: &Longhorn,
     release: &Release,
     key: &Spanned<String>,
@@ -127,6 +133,7 @@ fn check_one(
         );
         return;
     }
+    let errors = out.iter().filter(|d| d.is_error()).count();
     match &value.value {
         SettingValue::PerEngine(engines) => {
             let Some(expected) = &setting.engines else {
@@ -179,6 +186,19 @@ fn check_one(
             if let Some(d) = check_scalar(lh, release, key, setting, &scalar, value, false, out) {
                 out.push(d);
             }
+        }
+    }
+    // What Longhorn itself makes of the value, once lhc's own checks pass.
+    if out.iter().filter(|d| d.is_error()).count() == errors {
+        if let Some(manager) = setting.manager.as_deref() {
+            let said = Said {
+                key: &key.value,
+                manager,
+                text: value.value.manager_text(),
+                span: value.span.clone(),
+                origin: None,
+            };
+            longhorn_verdicts(file, release, &said, out);
         }
     }
 }
@@ -391,27 +411,396 @@ fn check_scalar(
             return Some(d);
         }
     }
-    let formats = match lh.formats() {
-        Ok(f) => f,
-        Err(e) => return Some(super::internal(&e)),
-    };
-    if let (Some(format), SettingScalar::String(s)) = (formats.get(key.as_str()), scalar) {
-        if let Err(expected) = formats::check(*format, s) {
-            return Some(
-                Diagnostic::error(
-                    Message::SettingFormat { key: key.value.clone(), value: json(s), expected },
-                    span,
-                )
-                .with_help(format!(
-                    "for example `{} = {}`",
-                    key.value,
-                    json(formats::example(*format))
-                )),
-            );
+    let _ = (lh, release);
+    None
+}
+
+/// A setting value as the Longhorn manager receives it, and where the file says it.
+pub(super) struct Said<'a> {
+    /// The key as the file knows it (`taintToleration`, `defaultBackupStore.backupTarget`).
+    pub key: &'a str,
+    /// The manager's setting (`taint-toleration`).
+    pub manager: &'a str,
+    /// The text of the ConfigMap line, as the manager reads it.
+    pub text: String,
+    pub span: Span,
+    /// The first-class key lhc writes the setting from, when the file does not name it.
+    pub origin: Option<&'a str>,
+}
+
+/// What Longhorn's own validation (check::verdicts) makes of a setting value: the first refusal
+/// as an error, or what depends on the cluster as a warning.
+pub(super) fn longhorn_verdicts(
+    file: &ClusterFile,
+    release: &Release,
+    said: &Said<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let found = verdicts::setting_verdicts(&release.version, said.manager, &said.text);
+    let mut found = found.into_iter().filter(|v| v.report == Report::Always).peekable();
+    let Some(first) = found.peek() else { return };
+    if first.effect != Effect::NeedsCluster {
+        out.push(refusal(release, said, first));
+        return;
+    }
+    for v in found {
+        if let Some(d) = needs_cluster(file, release, said, &v) {
+            out.push(d);
         }
     }
-    let _ = release;
-    None
+}
+
+/// A value Longhorn refuses, skips, or takes and then fails on (or that lhc refuses on purpose).
+fn refusal(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
+    let key = said.key.to_string();
+    let message = match v.kind {
+        "int-range" => Message::SettingRange {
+            key,
+            value: said.text.clone(),
+            bound: bound(&v.message, &said.text),
+        },
+        "choice" if !v.values.is_empty() => Message::SettingChoice {
+            key,
+            value: json(&said.text),
+            allowed: v.values.iter().map(|c| json(c)).collect::<Vec<_>>().join(", "),
+        },
+        kind => Message::SettingFormat {
+            key,
+            value: json(&said.text),
+            expected: expected(kind, said.manager).to_string(),
+        },
+    };
+    let mut help = match (v.kind, v.min, v.max) {
+        ("int-range", Some(lo), Some(hi)) => format!("use a value from {lo} to {hi}"),
+        ("int-range", Some(lo), None) => format!("use {lo} or more"),
+        ("int-range", None, Some(hi)) => format!("use {hi} or less"),
+        _ => v.message.clone(),
+    };
+    if let Some(origin) = said.origin {
+        help = format!("lhc writes it from {origin}: {help}");
+    }
+    if let Some(e) = example(v.kind, said.manager) {
+        help.push_str(&format!("; for example `{} = {}`", said.key, json(e)));
+    }
+    let version = &release.version;
+    let note = match (v.effect, v.stricter) {
+        (_, Some(why)) => format!("lhc is stricter than Longhorn here, on purpose: {why}"),
+        (Effect::DiscardsAllSettings, _) => {
+            format!(
+                "Longhorn {version} discards every customized setting when one entry is invalid"
+            )
+        }
+        (Effect::SettingSkipped, _) => format!(
+            "Longhorn {version} skips this setting and keeps its current value ({})",
+            v.source
+        ),
+        (Effect::Ignored, _) => format!(
+            "Longhorn {version} skips an empty line of its settings ConfigMap: the setting keeps its current value"
+        ),
+        (Effect::Refused, _) => {
+            format!("Longhorn {version} refuses it, so it never takes effect ({})", v.source)
+        }
+        (effect, _) => format!("{} ({})", effect.describe(), v.source),
+    };
+    Diagnostic::error(message, said.span.clone()).with_help(help).with_note(note)
+}
+
+/// "1 is outside 2–250" → "outside 2–250".
+fn bound(message: &str, value: &str) -> String {
+    let n = verdicts::go_atoi(value.trim()).map_or_else(|_| value.to_string(), |n| n.to_string());
+    message.strip_prefix(&format!("{n} is ")).unwrap_or(message).to_string()
+}
+
+/// What a value Longhorn refuses should have been, by the rule that refuses it.
+fn expected(kind: &str, manager: &str) -> &'static str {
+    match kind {
+        "cron" => {
+            "a cron expression Longhorn reads (five fields such as \"0 0 */7 * *\", or @daily, @every 12h, ...)"
+        }
+        "toleration-list" => {
+            "a `;`-separated list of tolerations `key=value:Effect` or `key:Effect` (Effect: NoSchedule, PreferNoSchedule, NoExecute)"
+        }
+        "node-selector-list" => "a `;`-separated list of `key:value` node labels",
+        "network-attachment" => "`<namespace>/<NetworkAttachmentDefinition name>`",
+        "orphan-resource-types" => "a `;`-separated list of `replica-data` and `instance`",
+        "spdk-log-flags" => "a comma-separated list of SPDK log flags (letters and `_`)",
+        "hex-mask-nonzero" => "a non-zero hexadecimal CPU mask such as \"0x3\"",
+        "cpu-mask-or-list" => "a hexadecimal CPU mask (\"0x3\") or a CPU list (\"0-1,3\")",
+        "url-http" if manager == "manager-url" => {
+            "an http or https URL without a path, query or fragment"
+        }
+        "url-http" => "an http or https URL",
+        "backup-target-url" => "a backup target URL Longhorn accepts",
+        "json-object-of-resources" => {
+            "a JSON object of CSI components and their Kubernetes resource requirements"
+        }
+        "absolute-path" => "an absolute path",
+        "owner-kind-list" => "a `;`-separated list of `<api group>/<Kind>`",
+        "label-key-list" => "a comma-separated list of label keys",
+        "nonempty" => "a value (Longhorn skips an empty one)",
+        "not-json-object" => "one value (the setting is not data-engine-specific)",
+        "engine-json" => "one value, or a value per data engine of the setting",
+        _ => "a value Longhorn accepts",
+    }
+}
+
+/// A value that passes the rule, for the help.
+fn example(kind: &str, manager: &str) -> Option<&'static str> {
+    Some(match kind {
+        "cron" => "0 0 */7 * *",
+        "toleration-list" => "storage=true:NoSchedule;dedicated:NoExecute",
+        "node-selector-list" => "node-role.kubernetes.io/storage:true",
+        "network-attachment" => "kube-system/storage-net",
+        "orphan-resource-types" => "replica-data;instance",
+        "spdk-log-flags" => "all,bdev_raid",
+        "hex-mask-nonzero" => "0x3",
+        "cpu-mask-or-list" => "0-1",
+        "url-http" if manager == "manager-url" => "https://longhorn.example.com",
+        "json-object-of-resources" => r#"{"csi-provisioner":{"requests":{"cpu":"100m"}}}"#,
+        "owner-kind-list" => "apps/StatefulSet;apps/DaemonSet",
+        "label-key-list" => "topology.kubernetes.io/zone",
+        _ => return None,
+    })
+}
+
+/// A value Longhorn checks against objects or state in the cluster: a warning, unless the file
+/// shows the object will be there.
+fn needs_cluster(
+    file: &ClusterFile,
+    release: &Release,
+    said: &Said<'_>,
+    v: &Verdict,
+) -> Option<Diagnostic> {
+    let value = said.text.trim_matches(' ');
+    let shown = shown(value);
+    let what = match said.origin {
+        Some(origin) => format!("{origin} (setting `{}`)", said.key),
+        None => format!("setting `{}`", said.key),
+    };
+    let (needs, help) = match (v.kind, v.object) {
+        ("must-exist", Some("PriorityClass")) => {
+            // The chart creates the PriorityClass its values default to (chart/templates/
+            // priorityclass.yaml: `longhorn-critical`, from 1.6).
+            let chart = release
+                .settings
+                .get("priorityClass")
+                .and_then(|s| s.chart_default.as_ref())
+                .and_then(|d| d.as_str());
+            if chart == Some(value) {
+                return None;
+            }
+            let or = chart.map_or_else(String::new, |c| {
+                format!(", or use `{c}`, which chart {} creates", release.version)
+            });
+            let pods = if said.origin.is_some() {
+                ", and the chart's pods, which lhc gives it too, cannot be created"
+            } else {
+                ""
+            };
+            (
+                format!("the PriorityClass {shown} must exist"),
+                format!(
+                    "Longhorn refuses the setting while no such PriorityClass exists{pods}; lhc cannot see the cluster: create it before installing{or}"
+                ),
+            )
+        }
+        ("must-exist", Some("StorageClass")) => {
+            let chart_class = chart_class_created(file, release);
+            if (chart_class && value == "longhorn")
+                || file.storage_classes.iter().any(|c| c.name.as_str() == value)
+            {
+                return None;
+            }
+            let seen = if value == "longhorn" {
+                "the chart's `longhorn` class is off (`[longhorn.default_class] create = false`)"
+                    .to_string()
+            } else {
+                format!(
+                    "{shown} is neither the chart's `longhorn` class nor a `[[storage_class]]` of this file"
+                )
+            };
+            (
+                format!("the StorageClass {shown} must exist"),
+                format!(
+                    "{seen}, and Longhorn {} refuses the setting unless the StorageClass exists; lhc cannot see the cluster: name a class of this file, or make sure {shown} exists",
+                    release.version
+                ),
+            )
+        }
+        ("cluster-state", _)
+            if said.manager == "v2-data-engine"
+                && file
+                    .node_config
+                    .as_ref()
+                    .is_some_and(|n| n.routes().contains(&crate::model::Route::Talos)) =>
+        {
+            // The `talos` route's machine-config patches reserve the hugepages.
+            return None;
+        }
+        ("must-exist", object) => (
+            format!("the {} {shown} must exist", object.unwrap_or("object")),
+            "lhc cannot see the cluster".to_string(),
+        ),
+        _ => (
+            v.note.unwrap_or("Longhorn checks it against the cluster").to_string(),
+            format!(
+                "lhc cannot see the cluster; until it holds, Longhorn refuses the setting ({})",
+                v.source
+            ),
+        ),
+    };
+    let what = if v.kind == "cluster-state" { format!("{what} = {shown}") } else { what };
+    Some(
+        Diagnostic::warning(Message::ClusterDependent { what, needs }, said.span.clone())
+            .with_help(help),
+    )
+}
+
+/// Whether the chart creates its `longhorn` StorageClass (`persistence.createStorageClass`,
+/// 1.12+; always before).
+fn chart_class_created(file: &ClusterFile, release: &Release) -> bool {
+    let off = file
+        .longhorn
+        .as_ref()
+        .and_then(|l| l.default_class.as_ref())
+        .and_then(|d| d.create.as_ref())
+        .is_some_and(|c| !c.value);
+    !(off
+        && release
+            .has_path(&crate::knowledge::longhorn::segments("persistence.createStorageClass")))
+}
+
+/// The settings `[longhorn.placement]` writes, as Longhorn reads them: each toleration, each
+/// node label and the priority class at its own line.
+fn check_placement(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
+    let Some(p) = file.longhorn.as_ref().and_then(|l| l.placement.as_ref()) else { return };
+    let manager = |key: &str| release.settings.get(key).and_then(|s| s.manager.clone());
+    if let Some(m) = manager("taintToleration") {
+        for t in &p.tolerations {
+            let Ok(tol) = t.resolve() else { continue };
+            let said = Said {
+                key: "taintToleration",
+                manager: &m,
+                text: tol.setting(),
+                span: t.span.clone(),
+                origin: Some("`[longhorn.placement] tolerations`"),
+            };
+            longhorn_verdicts(file, release, &said, out);
+        }
+    }
+    if let Some(m) = manager("systemManagedComponentsNodeSelector") {
+        for (k, v) in &p.node_selector.0 {
+            let said = Said {
+                key: "systemManagedComponentsNodeSelector",
+                manager: &m,
+                text: format!("{}:{}", k.value, v.value),
+                span: k.span.start..v.span.end,
+                origin: Some("`[longhorn.placement] node_selector`"),
+            };
+            longhorn_verdicts(file, release, &said, out);
+        }
+    }
+    if let (Some(m), Some(pc)) = (manager("priorityClass"), &p.priority_class) {
+        let said = Said {
+            key: "priorityClass",
+            manager: &m,
+            text: pc.to_string(),
+            span: pc.span.clone(),
+            origin: Some("`[longhorn.placement] priority_class`"),
+        };
+        longhorn_verdicts(file, release, &said, out);
+    }
+}
+
+/// Longhorn's rules across settings that lhc does not check itself (the v2 CPU mask against the
+/// guaranteed CPU), on the settings as written.
+fn check_cross(
+    file: &ClusterFile,
+    lh: &Longhorn,
+    release: &Release,
+    written: &[Written<'_>],
+    out: &mut Vec<Diagnostic>,
+) {
+    let _ = file;
+    let mut pairs: Vec<(String, String, &Spanned<String>)> = vec![];
+    for w in written {
+        let Some((_, setting)) = effective(lh, release, w.key.as_str()) else { continue };
+        let Some(m) = setting.manager.clone() else { continue };
+        pairs.push((m, w.value.value.manager_text(), w.key));
+    }
+    let settings: Vec<(&str, &str)> =
+        pairs.iter().map(|(m, t, _)| (m.as_str(), t.as_str())).collect();
+    for v in verdicts::cross_verdicts(&release.version, &settings) {
+        if v.kind == "mutually-exclusive" {
+            continue; // check_conflicts says it, at both keys
+        }
+        let camel = |manager: &str| {
+            release
+                .settings
+                .iter()
+                .find(|(_, s)| s.manager.as_deref() == Some(manager))
+                .map_or(manager.to_string(), |(k, _)| k.clone())
+        };
+        let Some((_, _, key)) = pairs.iter().find(|(m, _, _)| m == v.subject) else { continue };
+        let other = settings
+            .iter()
+            .map(|(m, _)| *m)
+            .find(|m| *m != v.subject && v.message.contains(&format!("`{m}`")));
+        let (a, b) = match v.kind {
+            "cpu-mask-within-guaranteed" => (
+                camel("v2-data-engine-cpu-mask"),
+                camel("v2-data-engine-guaranteed-instance-manager-cpu"),
+            ),
+            _ => (camel(v.subject), other.map_or_else(String::new, camel)),
+        };
+        out.push(
+            Diagnostic::error(
+                Message::SettingConflict { a, b, why: "disagree".into() },
+                key.span.clone(),
+            )
+            .with_help(format!("{}; Longhorn {} skips the setting", v.message, release.version))
+            .with_note(format!("checked as {}", v.source)),
+        );
+    }
+}
+
+/// `[longhorn.backup]` as Longhorn reads it: the target URL (the setting `backup-target` before
+/// 1.8, the BackupTarget `default` from 1.8) and the poll interval.
+fn check_backup_target(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
+    let Some(backup) = file.longhorn.as_ref().and_then(|l| l.backup.as_ref()) else { return };
+    let store = release.behaviour.default_backup_store;
+    let key = |store_key: &str, setting: &str| {
+        if store { format!("defaultBackupStore.{store_key}") } else { setting.to_string() }
+    };
+    let target_key = key("backupTarget", "backupTarget");
+    let said = Said {
+        key: &target_key,
+        manager: "backup-target",
+        text: backup.target.to_string(),
+        span: backup.target.span.clone(),
+        origin: Some("`[longhorn.backup] target`"),
+    };
+    longhorn_verdicts(file, release, &said, out);
+    if let Some(p) = &backup.poll_interval {
+        let poll_key = key("pollInterval", "backupstorePollInterval");
+        let said = Said {
+            key: &poll_key,
+            manager: "backupstore-poll-interval",
+            text: p.value.to_string(),
+            span: p.span.clone(),
+            origin: Some("`[longhorn.backup] poll_interval`"),
+        };
+        longhorn_verdicts(file, release, &said, out);
+    }
+}
+
+/// A name in a message: `name`, or JSON-quoted when it holds what a message cannot show as it is.
+pub(super) fn shown(value: &str) -> String {
+    if value.is_empty() || value.chars().any(|c| c.is_control() || c == '`') {
+        json(value)
+    } else {
+        format!("`{value}`")
+    }
 }
 
 fn json(s: &str) -> String {
@@ -447,7 +836,7 @@ fn check_conflicts(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnost
         let Some(longhorn) = &file.longhorn else { return };
         let span =
             longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
-        let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into() }, span)
+        let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into(), why: "cannot both be true".into() }, span)
             .with_help(format!("Longhorn rejects `{b} = true` while `{a}` is true (its default); set `{a} = false` as well"));
         if let Some((k, _)) = longhorn.settings.iter().find(|(k, _)| k.as_str() == a) {
             d = d.with_label(k.span.clone(), "set here");

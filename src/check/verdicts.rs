@@ -1,6 +1,6 @@
 //! What Longhorn itself refuses, ignores or reads differently in a setting value, a StorageClass
 //! parameter or a node disk annotation, per release: plain-string validators that reproduce
-//! longhorn-manager's own parsers, and the rules of `data/longhorn/validation.toml` that say which
+//! longhorn-manager's own parsers, and the rules of `data/longhorn/validation.json` that say which
 //! validator applies to what, from which release to which, and with what consequence.
 //!
 //! Values are taken as Longhorn receives them: the text of a line of the `longhorn-default-setting`
@@ -45,8 +45,14 @@
 //! | `mutually-exclusive`, `cpu-mask-within-guaranteed` | rules across two settings (`[[cross]]`) |
 //! | `disk-*`, `node-tags-json` | parts of the node annotations, see [`disk_annotation_verdicts`] |
 //!
-//! A rule's `stage` says where Longhorn applies it, and so what a failure costs ([`Effect`]).
-//! Every rule carries its `source` and how sure that source is ([`Confidence`]).
+//! A rule's `stage` says where Longhorn applies it, and so what a failure costs ([`Effect`]);
+//! its `report` whether one file can tell ([`Report`]). Every rule carries its `source` and how
+//! sure that source is ([`Confidence`]).
+//!
+//! The data file is laid out one entry per line (tools/gen-longhorn-validation.py): the table
+//! indexes the lines and parses an entry (one setting's spans and rules, one parameter's rules,
+//! the generic rules) only when a check first asks for it, so a cluster file pays for the
+//! settings and parameters it uses, not for the whole catalogue.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -155,6 +161,34 @@ pub struct Verdict {
     pub confidence: Confidence,
     /// Set when Longhorn itself accepts the value: why lhc refuses it.
     pub stricter: Option<&'static str>,
+    /// When the verdict matters: always, or only for a change of the value in a cluster in some
+    /// state (which a file on its own cannot tell).
+    pub report: Report,
+    /// What the rule says in plain words, when its data has a note (what a cluster check needs,
+    /// why a value is ignored).
+    pub note: Option<&'static str>,
+    /// The rule's values: the choices of `choice`, the triggering values of `cluster-state`.
+    pub values: &'static [String],
+    /// The kind of object a `must-exist` rule names (`PriorityClass`, `Backup`, ...).
+    pub object: Option<&'static str>,
+    /// The bounds of an `int-range` rule.
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// When a rule's verdict is worth reporting (`report` in the data).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Report {
+    /// Whenever the value breaks the rule.
+    #[default]
+    Always,
+    /// Only a change of the value is refused, and only while the cluster is in some state
+    /// (attached or standby volumes): a question for a diff, not for one file.
+    OnChange,
+    /// Kept for the record: Longhorn accepts every value lhc can write, and only objects in the
+    /// cluster could make it refuse one.
+    Never,
 }
 
 impl fmt::Display for Verdict {
@@ -198,7 +232,7 @@ impl fmt::Display for Release {
 /// reads it from the `longhorn-default-setting` ConfigMap. Settings the release does not define
 /// pass (naming the setting is another check's job). The most severe verdict is returned; see
 /// [`setting_verdicts`] for all of them.
-pub fn check_setting(release: &str, manager_name: &str, value: &str) -> Result<(), Verdict> {
+pub fn check_setting(release: &str, manager_name: &str, value: &str) -> Result<(), Box<Verdict>> {
     first(setting_verdicts(release, manager_name, value))
 }
 
@@ -208,9 +242,9 @@ pub fn setting_verdicts(release: &str, manager_name: &str, value: &str) -> Vec<V
         return vec![bad_release(release)];
     };
     let mut out = vec![];
-    if let Some(entry) = table().settings.get(manager_name) {
+    if let Some((name, entry)) = setting_entry(manager_name) {
         if let Some(span) = entry.span(r) {
-            check_setting_value(r, entry, span, value, &mut out);
+            check_setting_value(r, name, entry, span, value, &mut out);
         }
     }
     sort(&mut out);
@@ -224,7 +258,21 @@ pub fn check_settings(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> 
     let mut out: Vec<Verdict> =
         settings.iter().flat_map(|(k, v)| setting_verdicts(release, k, v)).collect();
     if let Some(r) = Release::parse(release) {
-        for rule in table().cross.iter().filter(|rule| rule.applies(r)) {
+        for rule in rules(&table().cross).iter().filter(|rule| rule.applies(r)) {
+            if let Some(v) = cross_verdict(r, rule, settings) {
+                out.push(v);
+            }
+        }
+    }
+    sort(&mut out);
+    out
+}
+
+/// The rules across settings alone (see [`check_settings`]).
+pub fn cross_verdicts(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> {
+    let mut out = vec![];
+    if let Some(r) = Release::parse(release) {
+        for rule in rules(&table().cross).iter().filter(|rule| rule.applies(r)) {
             if let Some(v) = cross_verdict(r, rule, settings) {
                 out.push(v);
             }
@@ -243,7 +291,7 @@ pub fn check_parameter(
     name: &str,
     value: &str,
     others: &[(&str, &str)],
-) -> Result<(), Verdict> {
+) -> Result<(), Box<Verdict>> {
     first(parameter_verdicts(release, name, value, others))
 }
 
@@ -258,9 +306,9 @@ pub fn parameter_verdicts(
         return vec![bad_release(release)];
     };
     let mut out = vec![];
-    if let Some((name, rules)) = table().parameters.get_key_value(name) {
-        let ctx = Params { name: name.as_str(), value, others };
-        for rule in rules.iter().filter(|rule| rule.applies(r)) {
+    if let Some((name, lazy)) = table().parameters.get_key_value(name) {
+        let ctx = Params { name, value, others };
+        for rule in lazy.get().into_iter().flatten().filter(|rule| rule.applies(r)) {
             if let Some(v) = parameter_rule(r, rule, &ctx) {
                 out.push(v);
             }
@@ -276,25 +324,25 @@ pub fn check_disk_annotation(
     release: &str,
     annotation: &str,
     v2_data_engine: bool,
-) -> Result<(), Verdict> {
+) -> Result<(), Box<Verdict>> {
     first(disk_annotation_verdicts(release, annotation, v2_data_engine))
 }
 
 /// Checks a `node.longhorn.io/default-node-tags` annotation.
-pub fn check_node_tags_annotation(release: &str, annotation: &str) -> Result<(), Verdict> {
+pub fn check_node_tags_annotation(release: &str, annotation: &str) -> Result<(), Box<Verdict>> {
     let Some(r) = Release::parse(release) else {
-        return Err(bad_release(release));
+        return Err(Box::new(bad_release(release)));
     };
-    for rule in table().node_tags.iter().filter(|rule| rule.applies(r)) {
+    for rule in rules(&table().node_tags).iter().filter(|rule| rule.applies(r)) {
         if let Err(message) = node_tags(annotation) {
-            return Err(verdict(r, rule, "default-node-tags", message, false));
+            return Err(Box::new(verdict(r, rule, "default-node-tags", message, false)));
         }
     }
     Ok(())
 }
 
-fn first(mut verdicts: Vec<Verdict>) -> Result<(), Verdict> {
-    if verdicts.is_empty() { Ok(()) } else { Err(verdicts.swap_remove(0)) }
+fn first(mut verdicts: Vec<Verdict>) -> Result<(), Box<Verdict>> {
+    if verdicts.is_empty() { Ok(()) } else { Err(Box::new(verdicts.swap_remove(0))) }
 }
 
 fn sort(verdicts: &mut [Verdict]) {
@@ -311,35 +359,25 @@ fn bad_release(release: &str) -> Verdict {
         evidence: "",
         confidence: Confidence::Source,
         stricter: None,
+        report: Report::Always,
+        note: None,
+        values: &[],
+        object: None,
+        min: None,
+        max: None,
     }
 }
 
 // ------------------------------------------------------------------------------------ the data
 
-const VALIDATION: &str = include_str!("../../data/longhorn/validation.toml");
+const VALIDATION: &str = include_str!("../../data/longhorn/validation.json");
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    releases: Vec<String>,
-    #[serde(default)]
-    generic: Vec<Rule>,
-    #[serde(default)]
-    cross: Vec<Rule>,
-    #[serde(default)]
-    setting: Vec<SettingEntry>,
-    #[serde(default)]
-    parameter: Vec<ParameterEntry>,
-    #[serde(default)]
-    disk: Vec<Rule>,
-    #[serde(default)]
-    node_tags: Vec<Rule>,
-}
+/// The data file, for messages.
+pub const VALIDATION_PATH: &str = "data/longhorn/validation.json";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SettingEntry {
-    name: String,
     spans: Vec<Span>,
     #[serde(default)]
     rule: Vec<Rule>,
@@ -374,15 +412,6 @@ impl Span {
         within(r, &self.since, self.until.as_deref())
     }
 }
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ParameterEntry {
-    name: String,
-    #[serde(default)]
-    rule: Vec<Rule>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 enum Kind {
@@ -538,6 +567,8 @@ struct Rule {
     #[serde(default)]
     stricter: Option<String>,
     #[serde(default)]
+    report: Report,
+    #[serde(default)]
     note: Option<String>,
     #[serde(default)]
     applies_to: Option<AppliesTo>,
@@ -608,65 +639,146 @@ fn within(r: Release, since: &str, until: Option<&str>) -> bool {
     lo <= r && r <= hi
 }
 
-/// The loaded rules, indexed.
-struct Table {
-    releases: Vec<Release>,
-    generic: Vec<Rule>,
-    cross: Vec<Rule>,
-    settings: BTreeMap<String, SettingEntry>,
-    parameters: BTreeMap<String, Vec<Rule>>,
-    disk: Vec<Rule>,
-    node_tags: Vec<Rule>,
+/// One entry of the data file, parsed when first asked for. The file's layout (one entry per
+/// line) lets [`index`] find every entry without parsing any of them.
+struct Lazy<T> {
+    text: &'static str,
+    parsed: OnceLock<Option<T>>,
 }
 
-fn load(text: &str) -> Result<Table, String> {
-    let file: File = toml_edit::de::from_str(text).map_err(|e| e.to_string())?;
-    let releases = file
-        .releases
-        .iter()
-        .map(|r| Release::parse(r).ok_or_else(|| format!("bad release {r:?}")))
-        .collect::<Result<Vec<_>, _>>()?;
+impl<T: serde::de::DeserializeOwned> Lazy<T> {
+    fn new(text: &'static str) -> Self {
+        Lazy { text, parsed: OnceLock::new() }
+    }
+
+    /// The entry; `None` when it does not parse (the tests parse every entry).
+    fn get(&self) -> Option<&T> {
+        self.parsed.get_or_init(|| serde_json::from_str(self.text).ok()).as_ref()
+    }
+
+    fn check(&self) -> Result<&T, String> {
+        serde_json::from_str::<T>(self.text).map_err(|e| e.to_string())?;
+        self.get().ok_or_else(|| "does not parse".to_string())
+    }
+}
+
+/// The rules, indexed by line; each parsed on first use.
+struct Table {
+    releases: Lazy<Vec<String>>,
+    generic: Lazy<Vec<Rule>>,
+    cross: Lazy<Vec<Rule>>,
+    disk: Lazy<Vec<Rule>>,
+    node_tags: Lazy<Vec<Rule>>,
+    settings: BTreeMap<&'static str, Lazy<SettingEntry>>,
+    parameters: BTreeMap<&'static str, Lazy<Vec<Rule>>>,
+}
+
+/// `"name": value,` → (`name`, `value`). Names are plain (the generator checks them).
+fn entry_line(line: &'static str) -> Option<(&'static str, &'static str)> {
+    let rest = line.strip_prefix('"')?;
+    let (name, value) = rest.split_once("\": ")?;
+    Some((name, value.strip_suffix(',').unwrap_or(value)))
+}
+
+/// Finds every entry of the data file by its line (see tools/gen-longhorn-validation.py).
+fn index(text: &'static str) -> Result<Table, String> {
+    let mut top: BTreeMap<&str, &'static str> = BTreeMap::new();
     let mut settings = BTreeMap::new();
-    for s in file.setting {
-        if settings.contains_key(&s.name) {
-            return Err(format!("setting {} listed twice", s.name));
-        }
-        settings.insert(s.name.clone(), s);
-    }
     let mut parameters = BTreeMap::new();
-    for p in file.parameter {
-        parameters.insert(p.name, p.rule);
+    let mut section: Option<&str> = None;
+    for (n, line) in text.lines().enumerate() {
+        let bad = || format!("line {}: not an entry of the layout", n + 1);
+        match (section, line) {
+            (None, "{" | "}") => {}
+            (Some(_), "}" | "},") => section = None,
+            (Some(sec), _) => {
+                let (name, value) = line.strip_prefix("  ").and_then(entry_line).ok_or_else(bad)?;
+                let fresh = match sec {
+                    "setting" => settings.insert(name, Lazy::new(value)).is_none(),
+                    _ => parameters.insert(name, Lazy::new(value)).is_none(),
+                };
+                if !fresh {
+                    return Err(format!("{sec} {name} listed twice"));
+                }
+            }
+            (None, _) => {
+                let (name, value) = entry_line(line).ok_or_else(bad)?;
+                match (name, value) {
+                    ("setting" | "parameter", "{") => section = Some(name),
+                    _ => {
+                        top.insert(name, value);
+                    }
+                }
+            }
+        }
     }
+    let mut take = |key: &str| top.remove(key).ok_or_else(|| format!("no `{key}`"));
     Ok(Table {
-        releases,
-        generic: file.generic,
-        cross: file.cross,
+        releases: Lazy::new(take("releases")?),
+        generic: Lazy::new(take("generic")?),
+        cross: Lazy::new(take("cross")?),
+        disk: Lazy::new(take("disk")?),
+        node_tags: Lazy::new(take("node_tags")?),
         settings,
         parameters,
-        disk: file.disk,
-        node_tags: file.node_tags,
     })
 }
 
 fn table() -> &'static Table {
     static CELL: OnceLock<Table> = OnceLock::new();
     CELL.get_or_init(|| {
-        // The data is embedded and loaded by the tests; an empty table is the safe fallback.
-        load(VALIDATION).unwrap_or(Table {
-            releases: vec![],
-            generic: vec![],
-            cross: vec![],
+        // The data is embedded and every entry is parsed by the tests; an empty table is the
+        // safe fallback.
+        index(VALIDATION).unwrap_or(Table {
+            releases: Lazy::new("[]"),
+            generic: Lazy::new("[]"),
+            cross: Lazy::new("[]"),
+            disk: Lazy::new("[]"),
+            node_tags: Lazy::new("[]"),
             settings: BTreeMap::new(),
             parameters: BTreeMap::new(),
-            disk: vec![],
-            node_tags: vec![],
         })
     })
 }
 
+/// The rules of a list entry (empty when it does not parse).
+fn rules(lazy: &'static Lazy<Vec<Rule>>) -> &'static [Rule] {
+    lazy.get().map_or(&[], Vec::as_slice)
+}
+
+fn setting_entry(manager_name: &str) -> Option<(&'static str, &'static SettingEntry)> {
+    let (name, lazy) = table().settings.get_key_value(manager_name)?;
+    Some((*name, lazy.get()?))
+}
+
+/// Parses every entry of the data file: `Ok` with the number of entries, or what does not load.
+pub fn check_data() -> Result<usize, String> {
+    let t = index(VALIDATION)?;
+    let mut n = 0;
+    for (what, list) in [
+        ("generic", &t.generic),
+        ("cross", &t.cross),
+        ("disk", &t.disk),
+        ("node_tags", &t.node_tags),
+    ] {
+        n += list.check().map_err(|e| format!("{what}: {e}"))?.len();
+    }
+    let releases = t.releases.check()?;
+    if releases.iter().any(|r| Release::parse(r).is_none()) {
+        return Err(format!("bad release in {releases:?}"));
+    }
+    for (name, e) in &t.settings {
+        n += e.check().map_err(|e| format!("setting {name}: {e}"))?.rule.len();
+    }
+    for (name, p) in &t.parameters {
+        n += p.check().map_err(|e| format!("parameter {name}: {e}"))?.len();
+    }
+    Ok(n)
+}
+
 /// The releases the rules cover, oldest first.
-pub fn releases() -> &'static [Release] {
-    &table().releases
+pub fn releases() -> Vec<Release> {
+    table().releases.get().into_iter().flatten().filter_map(|r| Release::parse(r)).collect()
 }
 
 /// How a release defines a setting, by the rules' catalogue.
@@ -685,7 +797,7 @@ pub struct SettingFacts {
 /// How `release` defines the setting `manager_name`, if it does.
 pub fn setting_facts(release: &str, manager_name: &str) -> Option<SettingFacts> {
     let r = Release::parse(release)?;
-    let span = table().settings.get(manager_name)?.span(r)?;
+    let span = setting_entry(manager_name)?.1.span(r)?;
     Some(SettingFacts {
         kind: span.kind.as_str(),
         required: span.required,
@@ -697,7 +809,12 @@ pub fn setting_facts(release: &str, manager_name: &str) -> Option<SettingFacts> 
 /// The settings (manager names) a release defines, by the rules' catalogue.
 pub fn settings_of(release: &str) -> Vec<&'static str> {
     let Some(r) = Release::parse(release) else { return vec![] };
-    table().settings.values().filter(|s| s.span(r).is_some()).map(|s| s.name.as_str()).collect()
+    table()
+        .settings
+        .iter()
+        .filter(|(_, s)| s.get().is_some_and(|s| s.span(r).is_some()))
+        .map(|(name, _)| *name)
+        .collect()
 }
 
 // --------------------------------------------------------------------------------- rule engine
@@ -725,6 +842,12 @@ fn verdict(
         evidence: &rule.evidence,
         confidence: rule.confidence,
         stricter,
+        report: rule.report,
+        note: rule.note.as_deref(),
+        values: &rule.values,
+        object: rule.object.as_deref(),
+        min: rule.min,
+        max: rule.max,
     }
 }
 
@@ -745,17 +868,17 @@ fn strict(message: impl Into<String>) -> Failure {
 
 fn check_setting_value(
     r: Release,
+    name: &'static str,
     entry: &'static SettingEntry,
     span: &Span,
     raw: &str,
     out: &mut Vec<Verdict>,
 ) {
-    let name = entry.name.as_str();
     // GetCustomizedDefaultSettings trims spaces (only spaces) off every value.
     let value = raw.trim_matches(' ');
     let engine_specific = !span.engines.is_empty();
     let mut values: Vec<(Option<String>, String)> = vec![(None, value.to_string())];
-    for rule in table().generic.iter().filter(|rule| rule.applies(r)) {
+    for rule in rules(&table().generic).iter().filter(|rule| rule.applies(r)) {
         match (rule.kind, rule.applies_to) {
             (Kind::Nonempty, Some(AppliesTo::Required)) if span.required && value.is_empty() => {
                 let mut v = verdict(
@@ -1043,15 +1166,10 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             if p.matches(rule.when.as_ref()?) != Some(true) {
                 return None;
             }
+            // What the class gives is checked; a part it leaves out is the volume default's.
             let get = |k: &str| p.get(k).and_then(|v| go_atoi(v).ok());
-            match (
-                get("dataLayout.dataChunks"),
-                get("dataLayout.parityChunks"),
-                get("dataLayout.stripSizeKB"),
-            ) {
-                (Some(d), Some(pc), Some(s)) => ec_parameters(d, pc, s).err().map(longhorn),
-                _ => None,
-            }
+            let chunks = get("dataLayout.dataChunks").zip(get("dataLayout.parityChunks"));
+            ec_parameters(chunks, get("dataLayout.stripSizeKB")).err().map(longhorn)
         }
         Kind::NodeSelectorList => match node_selector_list(value) {
             Err(m) => Some(longhorn(m)),
@@ -2234,16 +2352,24 @@ fn json_string_map(s: &str) -> Result<(), String> {
 }
 
 /// Erasure-coding geometry: data ≥ 1, parity ≥ 1, data + parity ≤ 32, strip size a power of
-/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`).
-pub fn ec_parameters(data: i64, parity: i64, strip_kb: i64) -> Result<(), String> {
-    if data < 1 || parity < 1 {
-        return Err("dataChunks and parityChunks must be at least 1".into());
+/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`), on the parts given:
+/// `(dataChunks, parityChunks)` when both are, and `stripSizeKB`.
+pub fn ec_parameters(chunks: Option<(i64, i64)>, strip_kb: Option<i64>) -> Result<(), String> {
+    if let Some((data, parity)) = chunks {
+        if data < 1 || parity < 1 {
+            return Err("dataChunks and parityChunks must be at least 1".into());
+        }
+        if data.saturating_add(parity) > 32 {
+            return Err(format!(
+                "dataChunks + parityChunks = {} is above 32",
+                data.saturating_add(parity)
+            ));
+        }
     }
-    if data + parity > 32 {
-        return Err(format!("dataChunks + parityChunks = {} is above 32", data + parity));
-    }
-    if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
-        return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
+    if let Some(strip_kb) = strip_kb {
+        if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
+            return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
+        }
     }
     Ok(())
 }
@@ -2340,7 +2466,7 @@ pub fn disk_annotation_verdicts(
     let Some(r) = Release::parse(release) else {
         return vec![bad_release(release)];
     };
-    let rules: Vec<&Rule> = table().disk.iter().filter(|rule| rule.applies(r)).collect();
+    let rules: Vec<&Rule> = rules(&table().disk).iter().filter(|rule| rule.applies(r)).collect();
     let mut out = vec![];
     let rule_of = |k: Kind| rules.iter().find(|rule| rule.kind == k).copied();
     let disks = match parse_disk_annotation(annotation) {
@@ -2373,7 +2499,7 @@ pub fn disk_annotation_verdicts(
         if !d.name.is_empty() {
             if !disk_names.insert(d.name.clone()) {
                 hit(Kind::DiskName, format!("duplicate disk name {:?}", d.name), false);
-            } else if !names::is_tag(&d.name) {
+            } else if !names::is_label_name(&d.name) {
                 hit(
                     Kind::DiskName,
                     format!("{:?} is not a plain name (letters, digits, `-`, `_`, `.`)", d.name),
@@ -2434,6 +2560,12 @@ pub fn disk_annotation_verdicts(
                     evidence: "the diskDriver field appears with 1.7 (shared/ref/notes/longhorn.md §3b); Go's JSON decoder ignores unknown fields",
                     confidence: Confidence::Docs,
                     stricter: None,
+                    report: Report::Always,
+                    note: None,
+                    values: &[],
+                    object: None,
+                    min: None,
+                    max: None,
                 }),
                 Some(rule) => {
                     if !rule.values.iter().any(|v| v == driver) {
@@ -2489,7 +2621,7 @@ mod tests {
 
     use super::*;
 
-    fn effect(r: Result<(), Verdict>) -> Option<Effect> {
+    fn effect(r: Result<(), Box<Verdict>>) -> Option<Effect> {
         r.err().map(|v| v.effect)
     }
 
@@ -2503,19 +2635,21 @@ mod tests {
 
     #[test]
     fn the_rules_load_and_name_known_releases() {
-        let t = load(VALIDATION).unwrap();
-        assert_eq!(t.releases.len(), 30);
-        assert_eq!(t.releases.first(), Some(&Release(1, 5, 0)));
-        assert_eq!(t.releases.last(), Some(&Release(1, 12, 1)));
-        let known: BTreeSet<Release> = t.releases.iter().copied().collect();
-        let all_rules = t
-            .generic
+        let entries = check_data().unwrap();
+        assert!(entries > 130, "{entries} rules");
+        let t = table();
+        let releases = releases();
+        assert_eq!(releases.len(), 30);
+        assert_eq!(releases.first(), Some(&Release(1, 5, 0)));
+        assert_eq!(releases.last(), Some(&Release(1, 12, 1)));
+        let known: BTreeSet<Release> = releases.iter().copied().collect();
+        let all_rules = rules(&t.generic)
             .iter()
-            .chain(&t.cross)
-            .chain(t.settings.values().flat_map(|s| &s.rule))
-            .chain(t.parameters.values().flatten())
-            .chain(&t.disk)
-            .chain(&t.node_tags);
+            .chain(rules(&t.cross))
+            .chain(t.settings.values().flat_map(|s| &s.get().unwrap().rule))
+            .chain(t.parameters.values().flat_map(|p| p.get().unwrap()))
+            .chain(rules(&t.disk))
+            .chain(rules(&t.node_tags));
         for rule in all_rules {
             let since = Release::parse(&rule.since).unwrap();
             assert!(known.contains(&since), "{:?} since {}", rule.kind, rule.since);
@@ -2529,14 +2663,36 @@ mod tests {
                 assert!(rule.stricter.is_some(), "{:?}: runtime rule without a reason", rule.kind);
             }
         }
-        for s in t.settings.values() {
-            assert!(!s.spans.is_empty(), "{}", s.name);
+        for (name, s) in &t.settings {
+            assert!(!s.get().unwrap().spans.is_empty(), "{name}");
         }
         // Every release defines a plausible number of settings.
         assert!(settings_of("1.5.0").len() > 60);
         assert!(settings_of("1.12.1").len() > 100);
         assert!(settings_of("1.12.1").contains(&"data-engine-cpu-mask"));
         assert!(!settings_of("1.9.2").contains(&"data-engine-cpu-mask"));
+    }
+
+    #[test]
+    fn the_data_is_json_laid_out_one_entry_per_line() {
+        // The whole file is JSON, and the line index finds exactly its entries.
+        let whole: serde_json::Value = serde_json::from_str(VALIDATION).unwrap();
+        let t = table();
+        for (section, index) in [("setting", t.settings.len()), ("parameter", t.parameters.len())] {
+            assert_eq!(whole[section].as_object().unwrap().len(), index, "{section}");
+        }
+        for (name, entry) in &t.settings {
+            let lazy: serde_json::Value = serde_json::from_str(entry.text).unwrap();
+            assert_eq!(lazy, whole["setting"][*name], "{name}");
+        }
+        for (name, entry) in &t.parameters {
+            let lazy: serde_json::Value = serde_json::from_str(entry.text).unwrap();
+            assert_eq!(lazy, whole["parameter"][*name], "{name}");
+        }
+        assert!(
+            whole["inputs"].as_object().unwrap().values().all(|v| v.as_str().unwrap().len() == 64)
+        );
+        assert!(index("{\n\"releases\" [1]\n}\n").is_err());
     }
 
     #[test]
@@ -3286,8 +3442,12 @@ mod tests {
             (2, 1, 2048, false),
             (2, 1, 48, false),
         ] {
-            assert_eq!(ec_parameters(d, p, s).is_ok(), ok, "{d} {p} {s}");
+            assert_eq!(ec_parameters(Some((d, p)), Some(s)).is_ok(), ok, "{d} {p} {s}");
         }
+        // Each part on its own, the others left to the volume's defaults.
+        assert!(ec_parameters(Some((30, 4)), None).is_err());
+        assert!(ec_parameters(None, Some(48)).is_err());
+        assert!(ec_parameters(None, Some(64)).is_ok() && ec_parameters(None, None).is_ok());
         let ec = |d: &'static str, p: &'static str, s: &'static str| {
             [
                 ("dataLayout.dataChunks", d),
@@ -3668,7 +3828,7 @@ mod tests {
                 for name in settings_of("1.12.1").into_iter().chain(settings_of("1.5.0")) {
                     let _ = setting_verdicts(release, name, s);
                 }
-                for name in table().parameters.keys() {
+                for name in table().parameters.keys().copied() {
                     let _ = parameter_verdicts(
                         release,
                         name,

@@ -48,7 +48,6 @@ pub const EMBEDDED: &[(&str, &str)] = embedded!(
     (longhorn::MOVES_PATH, include_str!("../../data/longhorn/moves.toml")),
     (longhorn::BEHAVIOUR_PATH, include_str!("../../data/longhorn/behaviour.toml")),
     (longhorn::QUIRKS_PATH, include_str!("../../data/longhorn/quirks.toml")),
-    (longhorn::FORMATS_PATH, include_str!("../../data/longhorn/formats.toml")),
     (longhorn::PARAMETERS_PATH, include_str!("../../data/longhorn/storageclass-parameters.toml")),
     (hcloud::PATH, include_str!("../../data/hcloud/catalogue.toml")),
     (kubernetes::DISTRIBUTIONS_PATH, include_str!("../../data/kubernetes/distributions.toml")),

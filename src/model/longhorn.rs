@@ -252,6 +252,39 @@ pub enum SettingScalar {
     String(String),
 }
 
+impl SettingValue {
+    /// The value as the Longhorn manager reads it from its settings ConfigMap, whatever the
+    /// chart's render style: booleans and numbers as their text (`true`, `10000000`), strings as
+    /// they are, per-engine values as a JSON object of strings (`{"v1":"3","v2":"2"}`).
+    pub fn manager_text(&self) -> String {
+        match self {
+            SettingValue::Bool(b) => b.to_string(),
+            SettingValue::Integer(i) => i.to_string(),
+            SettingValue::Float(f) => f.to_string(),
+            SettingValue::String(s) => s.clone(),
+            SettingValue::PerEngine(map) => {
+                let strings: serde_json::Map<String, serde_json::Value> = map
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.text())))
+                    .collect();
+                serde_json::Value::Object(strings).to_string()
+            }
+        }
+    }
+}
+
+impl SettingScalar {
+    /// The value's text, as in [`SettingValue::manager_text`].
+    pub fn text(&self) -> String {
+        match self {
+            SettingScalar::Bool(b) => b.to_string(),
+            SettingScalar::Integer(i) => i.to_string(),
+            SettingScalar::Float(f) => f.to_string(),
+            SettingScalar::String(s) => s.clone(),
+        }
+    }
+}
+
 /// The table as written, with the defaults of [`defaults`] filled in.
 impl Longhorn {
     pub fn enabled(&self) -> bool {

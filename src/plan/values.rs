@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use crate::knowledge::longhorn::{Longhorn, Quirk, Release, Render, Setting, segments};
-use crate::model::{ClusterFile, SettingScalar, SettingValue, Tol, defaults};
+use crate::model::{ClusterFile, SettingValue, Tol, defaults};
 use crate::yaml::{Entry, Out};
 
 /// A values tree under construction: top-level maps in a fixed order.
@@ -88,33 +88,17 @@ fn set(entries: &mut Vec<Entry>, path: &[String], value: Out, comment: Option<&s
 
 /// How a setting's value must be written for its render style.
 pub fn setting_out(render: Render, value: &SettingValue) -> Out {
-    let text = match value {
-        SettingValue::Bool(b) => match render {
-            Render::StringRequired => return Out::Str(b.to_string()),
-            _ => return Out::Bool(*b),
-        },
-        SettingValue::Integer(i) => i.to_string(),
-        SettingValue::Float(f) => f.to_string(),
-        SettingValue::String(s) => s.clone(),
-        SettingValue::PerEngine(map) => {
-            let strings: serde_json::Map<String, Value> =
-                map.iter().map(|(k, v)| (k.clone(), Value::String(scalar_text(v)))).collect();
-            Value::Object(strings).to_string()
-        }
-    };
+    if let SettingValue::Bool(b) = value {
+        return match render {
+            Render::StringRequired => Out::Str(b.to_string()),
+            _ => Out::Bool(*b),
+        };
+    }
+    let text = value.manager_text();
     match render {
         // Pasted as it is into the settings ConfigMap: the string carries its own quotes.
         Render::Bare | Render::Other => Out::Str(crate::yaml::quote(&text)),
         Render::Quoted | Render::StringRequired => Out::Str(text),
-    }
-}
-
-fn scalar_text(v: &SettingScalar) -> String {
-    match v {
-        SettingScalar::Bool(b) => b.to_string(),
-        SettingScalar::Integer(i) => i.to_string(),
-        SettingScalar::Float(f) => f.to_string(),
-        SettingScalar::String(s) => s.clone(),
     }
 }
 

@@ -2,8 +2,9 @@
 //! own data, copied from the chart by `tools/gen-longhorn-data.py` into
 //! `tests/fixtures/longhorn/releases/<v>/`: `chart.json` (every values key with the type of its
 //! default, every path the templates read) and `render.json` (what `helm template` rendered for
-//! each settings key given a string, an integer, a boolean and a list). lhc's own tables are
-//! never consulted here.
+//! each settings key given a string, an integer, a boolean and a list), and `manager.json` (the
+//! type and range of the manager's setting behind each key, from longhorn-manager
+//! `types/setting.go` at the release's tag). lhc's own tables are never consulted here.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ struct Fixture {
     version: String,
     chart: Value,
     render: Value,
+    manager: Value,
     /// Only the newest release of each minor line keeps its values.yaml.
     newest_of_line: bool,
 }
@@ -41,6 +43,7 @@ fn fixtures() -> Vec<Fixture> {
             Fixture {
                 chart: serde_json::from_str(&read(base.join("chart.json"))).unwrap(),
                 render: serde_json::from_str(&read(base.join("render.json"))).unwrap(),
+                manager: serde_json::from_str(&read(base.join("manager.json"))).unwrap(),
                 newest_of_line: base.join("values.yaml").exists(),
                 version: v,
             }
@@ -154,7 +157,7 @@ fn render_line(
     let (kind, text) = match value {
         Value::String(s) => ("string", s.clone()),
         Value::Bool(b) => ("bool", b.to_string()),
-        Value::Number(n) => ("int", n.to_string()),
+        Value::Number(n) => ("int", helm_number(n)),
         other => panic!("{key}: lhc wrote {other} into defaultSettings"),
     };
     let probe = &obs[kind];
@@ -528,4 +531,199 @@ fn the_namespace_gets_the_labels_its_distribution_needs() {
         .file("c.toml", &format!("{}[gitops]\nmode = \"argocd\"\n", base.replace("talos", "k3s")));
     t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]).code(0);
     assert!(!t.tree("out")["c/gitops/argocd.yaml"].contains("managedNamespaceMetadata"));
+}
+
+/// How Helm prints a number of a values file: it decodes the YAML through JSON, so every number
+/// is a float64, which a template prints with Go's `%v` (`strconv.FormatFloat(f, 'g', -1, 64)`):
+/// the shortest digits, in exponent form when the exponent is below -4 or at least 6.
+fn helm_number(n: &serde_json::Number) -> String {
+    let f = n.as_f64().unwrap();
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    if (-4..6).contains(&exp) {
+        format!("{f}")
+    } else {
+        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    }
+}
+
+#[test]
+fn helm_prints_large_numbers_in_exponent_form() {
+    // The release data's own probe: 7 renders as 7 (every release, every style).
+    assert_eq!(helm_number(&7.into()), "7");
+    assert_eq!(helm_number(&999_999.into()), "999999");
+    assert_eq!(helm_number(&1_000_000.into()), "1e+06");
+    assert_eq!(helm_number(&10_000_000.into()), "1e+07");
+    assert_eq!(helm_number(&2_147_483_648u64.into()), "2.147483648e+09");
+    assert_eq!(helm_number(&i64::MAX.into()), "9.223372036854776e+18");
+    assert_eq!(helm_number(&serde_json::Number::from_f64(0.5).unwrap()), "0.5");
+    assert_eq!(helm_number(&serde_json::Number::from_f64(0.00001).unwrap()), "1e-05");
+}
+
+/// The text the manager reads for one ConfigMap line's value: go-yaml decodes a plain scalar
+/// into a `string` as it is written, a quoted one unquoted.
+fn manager_reads(scalar: &str) -> String {
+    let scalar = scalar.trim();
+    if scalar.starts_with('"') {
+        serde_json::from_str(scalar).unwrap()
+    } else if let Some(inner) = scalar.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        inner.replace("''", "'")
+    } else {
+        scalar.to_string()
+    }
+}
+
+/// The value the manager reads for `key` of a section, as the release's template renders what
+/// lhc wrote: what Helm passes the template (a string as it is, a number as [`helm_number`]),
+/// treated as the release treats its probe of the same kind (pasted or quoted).
+fn reaches_manager(section: &Value, written: &serde_json::Map<String, Value>, key: &str) -> String {
+    let obs = &section["keys"][key];
+    assert!(obs.is_object(), "`{key}` is not a key the release renders");
+    let value = &written[key];
+    let (kind, text) = match value {
+        Value::String(s) => ("string", s.clone()),
+        Value::Number(n) => ("int", helm_number(n)),
+        other => panic!("{key}: lhc wrote {other}"),
+    };
+    let probe = &obs[kind];
+    assert_eq!(probe["helm_ok"], json!(true), "{key}: `helm template` fails: {}", probe["error"]);
+    let line = match (&probe["line"], &probe["with_gate_set"]) {
+        (Value::String(line), _) => line.clone(),
+        (Value::Null, gated) if written.contains_key(gated["gate_key"].as_str().unwrap_or("")) => {
+            gated["line"].as_str().unwrap().to_string()
+        }
+        _ => panic!("{key}: renders nothing"),
+    };
+    let probe_text = match &probe["input"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let cm = obs["configmap_key"].as_str().unwrap();
+    let rendered = line.strip_prefix(&format!("{cm}:")).unwrap().trim_start();
+    let scalar = if rendered == probe_text {
+        text
+    } else if rendered == go_quote(&probe_text) {
+        go_quote(&text)
+    } else {
+        panic!("{key}: cannot tell how `{line}` renders its input {probe_text:?}");
+    };
+    manager_reads(&scalar)
+}
+
+/// The largest value lhc accepts for each setting it refuses as out of range in `stderr`
+/// (`setting `X` is N, outside A–B`).
+fn refused_ranges(stderr: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for line in stderr.lines() {
+        let Some(rest) = line.strip_prefix("error[setting-range]: setting `") else { continue };
+        let (key, rest) = rest.split_once('`').unwrap();
+        let max = rest.rsplit_once('–').unwrap().1;
+        out.insert(key.to_string(), max.trim().parse().unwrap());
+    }
+    out
+}
+
+/// Every integer setting of every release, and the backup store's poll interval, reach the
+/// manager as the digits written, for numbers up to the setting's maximum: the definition's, or
+/// where it has none (1.5-1.6 definitions carry no ranges; some bounds are checked in code)
+/// the one lhc states when it refuses Go's largest `int`. Helm would print a number of a
+/// million or more as `1e+06`, which `strconv.Atoi` refuses (on 1.5-1.9 with every other
+/// customized setting).
+#[test]
+fn large_integers_reach_longhorn_as_digits_on_every_release() {
+    const POLL_MAX: u64 = u32::MAX as u64;
+    for fx in fixtures() {
+        let render = &fx.render["defaultSettings"];
+        let ints: Vec<(&String, &Value)> = fx.manager["keys"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, m)| {
+                m["type"] == "int" && render["keys"].get(k.as_str()).is_some()
+                    // The backup store's interval is `[longhorn.backup] poll_interval`.
+                    && m["setting"] != "backupstore-poll-interval"
+            })
+            .collect();
+        assert!(!ints.is_empty(), "{}", fx.version);
+        let cluster_file = |numbers: &BTreeMap<&str, i64>, poll: u64| {
+            let mut settings = String::new();
+            for (key, n) in numbers {
+                let m = &fx.manager["keys"][*key];
+                let value = match m["manager_default"].as_str().filter(|d| d.starts_with('{')) {
+                    Some(default) => {
+                        let engines: BTreeMap<String, Value> =
+                            serde_json::from_str(default).unwrap();
+                        let parts: Vec<String> =
+                            engines.keys().map(|e| format!("{e} = {n}")).collect();
+                        format!("{{ {} }}", parts.join(", "))
+                    }
+                    None => n.to_string(),
+                };
+                settings.push_str(&format!("{key} = {value}\n"));
+            }
+            format!(
+                "[cluster]\nname = \"every-release\"\n\n[longhorn]\nversion = \"{}\"\n\n\
+                 [longhorn.backup]\ntarget = \"s3://backups@eu-central-1/longhorn\"\n\
+                 poll_interval = {poll}\n\n[longhorn.settings]\n{settings}",
+                fx.version
+            )
+        };
+        let mut maxima: BTreeMap<&str, i64> = ints
+            .iter()
+            .map(|(key, m)| {
+                let choices = m["choices"].as_array().into_iter().flatten();
+                let largest = choices.map(|c| c.as_str().unwrap().parse::<i64>().unwrap()).max();
+                let max = m["range"]["max"].as_str().map(|s| s.parse().unwrap());
+                (key.as_str(), largest.or(max).unwrap_or(i64::MAX))
+            })
+            .collect();
+        let t = Test::new().file("c.toml", &cluster_file(&maxima, POLL_MAX));
+        let checked = t.run_args(&["check", "--color", "never", "c.toml"]);
+        for (key, max) in refused_ranges(&checked.stderr) {
+            let defined = &fx.manager["keys"][&key]["range"]["max"];
+            assert!(defined.is_null(), "chart {}: lhc refuses `{key}` at its maximum", fx.version);
+            maxima.insert(ints.iter().find(|(k, _)| **k == key).unwrap().0.as_str(), max);
+        }
+        for tier in [None, Some(10_000_000i64), Some(1_000_000)] {
+            let numbers: BTreeMap<&str, i64> = maxima
+                .iter()
+                .filter_map(|(key, max)| {
+                    let min = fx.manager["keys"][*key]["range"]["min"]
+                        .as_str()
+                        .map_or(0, |s| s.parse::<i64>().unwrap());
+                    let n = tier.unwrap_or(*max);
+                    let choices = fx.manager["keys"][*key]["choices"].as_array();
+                    let chosen = choices.is_none_or(|c| c.contains(&json!(n.to_string())));
+                    (n <= *max && n >= min && chosen).then_some((*key, n))
+                })
+                .collect();
+            let poll = tier.map_or(POLL_MAX, |t| t as u64);
+            let (text, _) = build(&cluster_file(&numbers, poll));
+            let values = yaml_docs(&text).remove(0);
+            let written = values["defaultSettings"].as_object().unwrap();
+            for (key, n) in &numbers {
+                let got = reaches_manager(render, written, key);
+                let want = n.to_string();
+                if got.starts_with('{') {
+                    let per_engine: BTreeMap<String, String> = serde_json::from_str(&got).unwrap();
+                    assert!(
+                        per_engine.values().all(|v| *v == want),
+                        "chart {}: `{key}` = {n} reaches Longhorn as {got}",
+                        fx.version
+                    );
+                } else {
+                    assert_eq!(got, want, "chart {}: `{key}` = {n}", fx.version);
+                }
+            }
+            let got = match fx.render.get("defaultBackupStore") {
+                Some(store) => {
+                    let written = values["defaultBackupStore"].as_object().unwrap();
+                    reaches_manager(store, written, "pollInterval")
+                }
+                None => reaches_manager(render, written, "backupstorePollInterval"),
+            };
+            assert_eq!(got, poll.to_string(), "chart {}: the poll interval", fx.version);
+        }
+    }
 }

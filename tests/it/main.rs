@@ -22,4 +22,5 @@ mod recurring;
 mod report;
 mod report_parsers;
 mod upgrade;
+mod verdicts;
 mod yaml;
