@@ -70,6 +70,24 @@ impl Source {
         offset
     }
 
+    /// The whole lines a span touches, newline included, and the 1-based number of the first:
+    /// the part of the text a diagnostic shows, so that showing it costs the span's length and
+    /// not the file's.
+    pub fn lines_of(&self, span: &Span) -> (Span, usize) {
+        let span = self.clamp(span);
+        let first = match self.line_starts.binary_search(&span.start) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let last_offset = span.end.saturating_sub(1).max(span.start);
+        let last = match self.line_starts.binary_search(&last_offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let end = self.line_starts.get(last + 1).copied().unwrap_or(self.text.len());
+        (self.line_starts[first]..end, first + 1)
+    }
+
     /// A span clamped to the text and to character boundaries, never empty unless the text is.
     pub fn clamp(&self, span: &Span) -> Span {
         let start = self.floor_char_boundary(span.start);

@@ -9,7 +9,7 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 use super::{Diagnostic, Severity};
-use crate::source::Source;
+use crate::source::{Source, Span};
 
 fn level_style(severity: Severity) -> Style {
     let color = match severity {
@@ -68,15 +68,25 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
     let title = level.primary_title(text.as_str()).id(d.code());
     let mut group = match &d.span {
         Some(span) => {
-            let mut snippet = Snippet::source(source.text.as_str())
+            // Only the lines the annotations touch are handed to the renderer: a file with
+            // thousands of diagnostics renders in time proportional to it, not to its square.
+            let spans = std::iter::once(span).chain(d.labels.iter().map(|l| &l.span));
+            let shown = spans
+                .map(|s| source.clamp(s))
+                .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end));
+            let (window, first_line) = source.lines_of(&shown.unwrap_or_else(|| span.clone()));
+            let local = |s: &Span| {
+                let s = source.clamp(s);
+                s.start - window.start..s.end - window.start
+            };
+            let mut snippet = Snippet::source(&source.text[window.clone()])
+                .line_start(first_line)
                 .path(name.as_str())
                 .fold(true)
-                .annotation(AnnotationKind::Primary.span(source.clamp(span)));
+                .annotation(AnnotationKind::Primary.span(local(span)));
             for label in &d.labels {
                 snippet = snippet.annotation(
-                    AnnotationKind::Context
-                        .span(source.clamp(&label.span))
-                        .label(label.text.as_str()),
+                    AnnotationKind::Context.span(local(&label.span)).label(label.text.as_str()),
                 );
             }
             title.element(snippet)
