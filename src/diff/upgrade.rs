@@ -13,7 +13,9 @@
 //!   are detached; 1.5 refuses it outright (`requires_detached` of the release data).
 //! - **Removing a setting does not reset it.** Longhorn applies the keys of its settings
 //!   ConfigMap on every change but never reverts a key that disappeared from it
-//!   (`KubernetesConfigMapController` → `UpdateCustomizedSettings`).
+//!   (`KubernetesConfigMapController` → `UpdateCustomizedSettings`). From 1.8 the backup store
+//!   is no setting but the `default` BackupTarget, updated from `longhorn-default-resource`:
+//!   a `defaultBackupStore` key that disappears leaves its field as it was, too.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,6 +38,7 @@ pub fn check(old: &Facts, new: &Facts, options: &Options) -> Vec<Diagnostic> {
     let lh = &knowledge.longhorn;
     versions(lh, old, new, options, &mut out);
     settings(lh, old, new, &mut out);
+    backup_store(old, new, &mut out);
     out
 }
 
@@ -168,6 +171,37 @@ fn settings(lh: &Longhorn, old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) 
             }
             _ => {}
         }
+    }
+}
+
+/// A `defaultBackupStore` key (1.8+) that is no longer written: Longhorn updates its `default`
+/// BackupTarget from the keys that `longhorn-default-resource` holds ("used ... to update the
+/// default BackupTarget resource", longhorn-manager `types/setting.go` @v1.8.0..v1.12.1) and
+/// leaves a field whose key disappeared as it was, as with settings.
+fn backup_store(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+    let (Some(before), Some(after)) = (&old.backup_store, &new.backup_store) else { return };
+    for (key, name) in crate::plan::facts::BACKUP_STORE_KEYS {
+        let (Some(value), None) = (before.get(name), after.get(name)) else { continue };
+        // The BackupTarget field each key sets, and the value that undoes it.
+        let (field, reset) = match key {
+            "backupTarget" => ("backupTargetURL", "\"\""),
+            "backupTargetCredentialSecret" => ("credentialSecret", "\"\""),
+            _ => ("pollInterval", "\"5m0s\""),
+        };
+        let ns = &new.namespace;
+        let patch = format!("{{\"spec\":{{\"{field}\":{reset}}}}}");
+        out.push(
+            Diagnostic::warning(
+                Message::SettingNotReset {
+                    key: format!("defaultBackupStore.{key}"),
+                    value: show(value),
+                },
+                None,
+            )
+            .with_help(format!(
+                "Longhorn updates its default BackupTarget from the keys of the longhorn-default-resource ConfigMap and keeps a field whose key disappeared: to clear it, run `kubectl -n {ns} patch backuptargets.longhorn.io default --type merge -p '{patch}'`, or write the value you want in `[longhorn.backup]`"
+            )),
+        );
     }
 }
 

@@ -35,6 +35,11 @@ pub struct Facts {
     /// manifests of lhc before it recorded them (`diff` then reads the values file back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<BTreeMap<String, String>>,
+    /// What the chart's `longhorn-default-resource` ConfigMap holds (1.8+), from which Longhorn
+    /// updates its `default` BackupTarget: key (`backup-target`) → value. `None` before 1.8,
+    /// where the backup target is a setting, and in manifests of lhc before it recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup_store: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -199,7 +204,39 @@ pub(super) fn of(
         settings: release
             .zip(longhorn)
             .map(|(r, l)| settings(r, l.value("defaultSettings").as_ref())),
+        backup_store: release
+            .zip(longhorn)
+            .filter(|(r, _)| {
+                r.values.contains_key(&crate::knowledge::longhorn::segments(
+                    "defaultBackupStore.backupTarget",
+                ))
+            })
+            .map(|(_, l)| backup_store(l.value("defaultBackupStore").as_ref())),
     }
+}
+
+/// The values of `defaultBackupStore` and the key of `longhorn-default-resource` each renders.
+pub const BACKUP_STORE_KEYS: [(&str, &str); 3] = [
+    ("backupTarget", "backup-target"),
+    ("backupTargetCredentialSecret", "backup-target-credential-secret"),
+    ("pollInterval", "backupstore-poll-interval"),
+];
+
+/// The `longhorn-default-resource` ConfigMap of these `defaultBackupStore` values, as Longhorn
+/// reads it: the keys written with a value (the chart leaves out the others), each pasted into
+/// the ConfigMap's YAML by every release's template.
+fn backup_store(values: Option<&serde_json::Value>) -> BTreeMap<String, String> {
+    let written = values.and_then(serde_json::Value::as_object);
+    BACKUP_STORE_KEYS
+        .iter()
+        .filter_map(|(key, name)| {
+            let text = match written?.get(*key)? {
+                serde_json::Value::String(s) => pasted(s),
+                other => scalar_text(other),
+            };
+            (!text.is_empty()).then(|| (name.to_string(), text))
+        })
+        .collect()
 }
 
 /// The settings ConfigMap a release's chart renders from these `defaultSettings` values, as

@@ -598,3 +598,42 @@ fn every_diagnostic_is_printed_once() {
         }
     }
 }
+
+/// The hcloud profile without its backup target (and the recurring backup that needs one).
+fn without_backups(profile: &str) -> String {
+    let blocks: Vec<&str> = profile
+        .split("\n\n")
+        .filter(|b| !b.contains("[longhorn.backup]") && !b.contains("task = \"backup\""))
+        .collect();
+    blocks.join("\n\n")
+}
+
+#[test]
+fn a_removed_backup_target_is_not_cleared() {
+    // 1.8+: the default BackupTarget keeps what longhorn-default-resource no longer says.
+    let out = scenario(&hcloud(), &without_backups(&hcloud()), None, DIFF);
+    out.code(1);
+    for (key, value, field) in [
+        ("backupTarget", "s3://prod-fsn1-longhorn@fsn1/", "backupTargetURL"),
+        ("backupTargetCredentialSecret", "longhorn-backup", "credentialSecret"),
+    ] {
+        let warning = format!(
+            "warning[setting-not-reset]: `defaultBackupStore.{key}` is no longer written, but Longhorn keeps \"{value}\""
+        );
+        assert_eq!(out.stdout.matches(&warning).count(), 1, "{warning}\n{}", out.stdout);
+        let patch = format!(
+            "patch backuptargets.longhorn.io default --type merge -p '{{\"spec\":{{\"{field}\":\"\"}}}}'"
+        );
+        assert!(out.stdout.contains(&patch), "{patch}\n{}", out.stdout);
+    }
+    assert!(!out.stdout.contains("defaultBackupStore.pollInterval"), "{}", out.stdout);
+    // Before 1.8 the backup target is a setting, and the settings rule says so.
+    let old = hcloud_at("1.7.3");
+    let out = scenario(&old, &without_backups(&old), None, DIFF);
+    assert!(
+        out.stdout.contains("`backupTarget` is no longer written, but Longhorn keeps \"s3://prod-fsn1-longhorn@fsn1/\""),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("defaultBackupStore."), "{}", out.stdout);
+}
