@@ -129,3 +129,18 @@ pub fn compile(source: &Source, origin: Origin) -> Compiled {
         }
     }
 }
+
+/// Checks and plans a cluster file without rendering it: what `check` needs to compare with a
+/// previous build. The output's tree is empty; [`render::tree`] makes it when it is needed.
+pub fn plan_only(source: &Source, origin: Origin) -> Compiled {
+    let (checked, diagnostics) = check(source);
+    let Some((file, resolved)) = checked else {
+        return Compiled { diagnostics, cluster: None, output: None };
+    };
+    let cluster = Some((file.cluster.name.to_string(), file.cluster.name.span.clone()));
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Compiled { diagnostics, cluster, output: None };
+    }
+    let plan = plan::plan(&file, &resolved, origin);
+    Compiled { diagnostics, cluster, output: Some(Output { plan, tree: Tree::new() }) }
+}

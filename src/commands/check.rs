@@ -10,9 +10,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::Options;
 
 pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome {
-    // The upgrade checks need the plan, so a previous build means compiling in full.
-    let (mode, folder) =
-        if out.is_dir() { (Mode::Compile, Some(out)) } else { (Mode::Check, None) };
+    // The upgrade checks need the plan, so a previous build means planning too.
+    let (mode, folder) = if out.is_dir() { (Mode::Plan, Some(out)) } else { (Mode::Check, None) };
     let units = match units::compile_all(files, folder, mode) {
         Ok(u) => u,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
@@ -29,9 +28,7 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome
             (Some(o), Some(dir))
                 if dir.join(&o.plan.cluster).join(crate::emit::MANIFEST).is_file() =>
             {
-                let changes =
-                    crate::emit::prepare(dir, &o.plan.cluster, &o.tree, &o.plan.facts, false);
-                crate::diff::upgrade_checks(&o.plan, &o.tree, &changes, options)
+                upgrade_checks(dir, o, options)
             }
             _ => vec![],
         })
@@ -61,4 +58,18 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome
     }
     outcome.code = OK;
     outcome
+}
+
+/// The upgrade diagnostics of going from the build in `dir` to `o`: from the facts its manifest
+/// records, or, for a manifest of an lhc that did not record them all, from its files read back
+/// beside a rendering of the plan.
+fn upgrade_checks(dir: &Path, o: &crate::Output, options: &Options) -> Vec<Diagnostic> {
+    let cluster = &o.plan.cluster;
+    let manifest = crate::emit::read_manifest(&dir.join(cluster).join(crate::emit::MANIFEST));
+    if let Some(old) = manifest.facts.filter(|f| f.settings.is_some()) {
+        return crate::diff::upgrade::check(&old, &o.plan.facts, options);
+    }
+    let Ok(tree) = crate::render::tree(&o.plan) else { return vec![] };
+    let changes = crate::emit::prepare(dir, cluster, &tree, &o.plan.facts, false);
+    crate::diff::upgrade_checks(&o.plan, &tree, &changes, options)
 }

@@ -20,6 +20,8 @@ pub struct Unit {
 pub enum Mode {
     /// Validate only (`check`).
     Check,
+    /// Validate and plan, without rendering (`check` beside a previous build).
+    Plan,
     /// Validate and render (`build`, `diff`, `render`).
     Compile,
 }
@@ -35,8 +37,11 @@ pub fn compile_all(
         let (source, invalid) = read(path)?;
         let compiled = match invalid {
             Some(d) => Compiled { diagnostics: vec![d], cluster: None, output: None },
-            None if mode == Mode::Check => crate::check_only(&source),
-            None => compile(&source, origin(path, out)),
+            None => match mode {
+                Mode::Check => crate::check_only(&source),
+                Mode::Plan => crate::plan_only(&source, origin(path, out)),
+                Mode::Compile => compile(&source, origin(path, out)),
+            },
         };
         units.push(Unit { source, compiled });
     }

@@ -84,7 +84,9 @@ impl Changes {
     }
 }
 
-fn read_manifest(path: &Path) -> Manifest {
+/// The manifest a previous build left in `path` (an empty one when there is none or it does
+/// not parse).
+pub fn read_manifest(path: &Path) -> Manifest {
     fs::read_to_string(path).map(|t| manifest::parse(&t)).unwrap_or_default()
 }
 

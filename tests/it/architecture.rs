@@ -32,7 +32,8 @@ const ORDER: &[&str] = &[
 ];
 
 /// `lib.rs` chains the stages (`lhc::compile`); only `import` and the commands use it.
-const ROOT_ITEMS: &[&str] = &["", "check", "check_only", "compile", "Compiled", "Output"];
+const ROOT_ITEMS: &[&str] =
+    &["", "check", "check_only", "compile", "plan_only", "Compiled", "Output"];
 
 /// Every `crate::<module>` a top-level module mentions, by module.
 fn imports() -> BTreeMap<String, Vec<(String, String)>> {

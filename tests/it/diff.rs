@@ -557,6 +557,9 @@ fn a_manifest_without_settings_reads_them_from_the_values_file() {
         let diff = t.run_args(DIFF);
         assert!(diff.stdout.contains(&format!("warning[{code}]")), "{code}: {}", diff.stdout);
         assert!(!diff.stdout.contains("old-manifest"), "format 2 still: {}", diff.stdout);
+        // check, which plans without rendering, renders to read such a manifest's files back.
+        let check = t.run_args(&["check", "c.toml", "--color", "never"]);
+        assert!(check.stderr.contains(&format!("warning[{code}]")), "{code}: {}", check.stderr);
     }
 }
 
