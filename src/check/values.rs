@@ -155,6 +155,11 @@ impl Walk<'_> {
     /// A key with a first-class spelling: an error when the file sets that key too, else a
     /// warning naming it.
     fn first_class(&mut self, path: &str, key_span: Option<crate::source::Span>) {
+        let has =
+            |p: &str| self.release.values.contains_key(&crate::knowledge::longhorn::segments(p));
+        if chart_keys::superseded(path, &has) {
+            return;
+        }
         if let Some((how, span)) = chart_keys::set_first_class(self.file, path) {
             self.out.push(
                 Diagnostic::error(Message::ValueSetTwice { key: path.to_string(), other: how.to_string() }, key_span)

@@ -864,10 +864,7 @@ fn images<'a>(v: &'a Leaves, release: &'a Release) -> Option<Take<'a>> {
             lines.push(Line::new(key, Toml::Inline(e), first));
         }
     }
-    if lines.is_empty()
-        || !t.rest_is_default("image")
-        || !t.rest_is_default("privateRegistry")
-        || !t.rest_is_default("global.imageRegistry")
+    if lines.is_empty() || !t.rest_is_default("image") || !t.rest_is_default("global.imageRegistry")
     {
         return None;
     }

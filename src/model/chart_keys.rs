@@ -221,9 +221,14 @@ pub const FIRST_CLASS: &[(&str, &str, IsSet)] = &[
     ),
     ("image", "`[longhorn.images]`", span_of!(f => lh(f)?.images.as_ref().map(|v| v.span.clone()))),
     (
-        "privateRegistry",
-        "`registry` and `pull_secret` in `[longhorn.images]`",
-        span_of!(f => { let i = lh(f)?.images.as_ref()?; i.pull_secret.as_ref().map(|v| v.span.clone()).or_else(|| i.registry.as_ref().map(|v| v.span.clone())) }),
+        "privateRegistry.registrySecret",
+        "`pull_secret` in `[longhorn.images]`",
+        span_of!(f => lh(f)?.images.as_ref()?.pull_secret.as_ref().map(|v| v.span.clone())),
+    ),
+    (
+        "privateRegistry.registryUrl",
+        "`registry` in `[longhorn.images]`",
+        span_of!(f => lh(f)?.images.as_ref()?.registry.as_ref().map(|v| v.span.clone())),
     ),
     (
         "global.imageRegistry",
@@ -334,6 +339,17 @@ pub fn set_first_class(file: &ClusterFile, path: &str) -> Option<(&'static str, 
         .iter()
         .filter(|(p, _, _)| covers(p, path) || covers(path, p))
         .find_map(|(_, how, is_set)| is_set(file).map(|span| (*how, span)))
+}
+
+/// Paths whose first-class key writes another path in the releases that have it: there the
+/// path is a plain value of its own. From 1.9.1 `registry` in `[longhorn.images]` is written as
+/// `global.imageRegistry`, and `privateRegistry.registryUrl` only names the registry of the
+/// pull secret the chart creates.
+const SUPERSEDED: &[(&str, &str)] = &[("privateRegistry.registryUrl", "global.imageRegistry")];
+
+/// Whether a path's first-class key writes another path in a release that has `has` paths.
+pub fn superseded(path: &str, has: &dyn Fn(&str) -> bool) -> bool {
+    SUPERSEDED.iter().any(|(p, instead)| covers(p, path) && has(instead))
 }
 
 /// `a.b` covers `a.b` and `a.b.c`, not `a.bc`.

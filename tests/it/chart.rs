@@ -727,3 +727,36 @@ fn large_integers_reach_longhorn_as_digits_on_every_release() {
         }
     }
 }
+
+/// `privateRegistry.registryUrl` is what `registry` in `[longhorn.images]` writes until 1.9.1
+/// adds `global.imageRegistry`; from then on it only names the pull secret's registry, a value
+/// of its own.
+#[test]
+fn the_private_registry_url_is_first_class_only_before_global_image_registry() {
+    let file = |version: &str, images: &str| {
+        format!(
+            "[cluster]\nname = \"c\"\n\n[longhorn]\nversion = \"{version}\"\n\n{images}[longhorn.values]\nprivateRegistry.registryUrl = \"registry.example.com\"\n"
+        )
+    };
+    let images = "[longhorn.images]\nregistry = \"mirror.example.com\"\n\n";
+    for (version, images, code, expected) in [
+        ("1.9.0", "", 0, Some("warning[first-class-value]")),
+        ("1.9.0", images, 1, Some("error[value-set-twice]")),
+        ("1.9.1", "", 0, None),
+        ("1.12.1", images, 0, None),
+    ] {
+        let t = Test::new().file("c.toml", &file(version, images));
+        let out = t.run_args(&["check", "c.toml", "--color", "never"]);
+        assert_eq!(out.code, code, "{version}: {}", out.stderr);
+        match expected {
+            Some(e) => assert!(out.stderr.contains(e), "{version}: {}", out.stderr),
+            None => assert!(!out.stderr.contains("privateRegistry"), "{version}: {}", out.stderr),
+        }
+    }
+    // From 1.9.1 both reach the chart, each as its own key.
+    let t = Test::new().file("c.toml", &file("1.12.1", images));
+    t.run_args(&["build", "--color", "never", "c.toml", "-o", "out"]).code(0);
+    let values = yaml_docs(&t.tree("out").remove("c/longhorn-values.yaml").unwrap()).remove(0);
+    assert_eq!(values["global"]["imageRegistry"], json!("mirror.example.com"));
+    assert_eq!(values["privateRegistry"]["registryUrl"], json!("registry.example.com"));
+}
