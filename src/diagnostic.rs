@@ -202,6 +202,8 @@ pub enum Message {
     FirstClassValue { key: String, other: String },
     #[error("setting `{key}` is written in `[longhorn.values]`")]
     SettingInValues { key: String },
+    #[error("`{key}` puts a credential in the cluster file, and lhc writes it in plain text")]
+    CredentialInFile { key: String },
 
     // --- the chart's first-class keys ------------------------------------------------------
     #[error(
@@ -547,6 +549,7 @@ codes! {
     ValueSetTwice => "value-set-twice",
     FirstClassValue => "first-class-value",
     SettingInValues => "setting-in-values",
+    CredentialInFile => "credential-in-file",
     KeyNotInVersion => "key-not-in-version",
     ChartBreaksValue => "chart-breaks-value",
     InvalidToleration => "invalid-toleration",

@@ -8,6 +8,10 @@
 use serde_json::Value;
 
 use super::{Target, nearest};
+
+/// Values that hold a secret: the chart builds a registry Secret from them
+/// (`privateRegistry.createSecret`), and lhc would write them into files that are committed.
+const CREDENTIALS: &[&str] = &["privateRegistry.registryPasswd"];
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::{Longhorn, Release, dotted};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned, chart_keys};
@@ -187,6 +191,13 @@ impl Walk<'_> {
         span: Option<crate::source::Span>,
     ) {
         let Some(leaf) = self.release.values.get(segments) else { return };
+        if CREDENTIALS.contains(&path) && value.as_str().is_some_and(|v| !v.is_empty()) {
+            self.out.push(
+                // No span: the snippet would print the password into CI logs.
+                Diagnostic::warning(Message::CredentialInFile { key: path.to_string() }, None)
+                    .with_help("create the registry Secret yourself (`kubectl -n longhorn-system create secret docker-registry ...`, or a sealed or external secret) and name it in `[longhorn.images] pull_secret`; the cluster file, longhorn-values.yaml and the GitOps objects are meant to be committed"),
+            );
+        }
         let question = match leaf.kind.as_str() {
             // Only a `~` default leaves the type to questions.yaml.
             "null" => match self.release.questions() {

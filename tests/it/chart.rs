@@ -760,3 +760,17 @@ fn the_private_registry_url_is_first_class_only_before_global_image_registry() {
     assert_eq!(values["global"]["imageRegistry"], json!("mirror.example.com"));
     assert_eq!(values["privateRegistry"]["registryUrl"], json!("registry.example.com"));
 }
+
+/// A registry password in the file is warned about without being printed: check's output ends
+/// up in CI logs.
+#[test]
+fn a_registry_password_is_warned_about_and_never_printed() {
+    let toml = "[cluster]\nname = \"c\"\n\n[longhorn]\nversion = \"1.12.1\"\n\n[longhorn.values.privateRegistry]\ncreateSecret = true\nregistryUser = \"longhorn\"\nregistryPasswd = \"hunter2\"\n";
+    let t = Test::new().file("c.toml", toml);
+    for format in ["human", "json"] {
+        let out = t.run_args(&["check", "c.toml", "--color", "never", "--message-format", format]);
+        out.code(0);
+        assert!(out.stderr.contains("credential-in-file"), "{format}: {}", out.stderr);
+        assert!(!out.stderr.contains("hunter2") && !out.stdout.contains("hunter2"), "{format}");
+    }
+}
