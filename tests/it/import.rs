@@ -349,6 +349,15 @@ fn pools_from_node_state_give_longhorn_its_disks_back() {
         seen += 1;
     }
     assert_eq!(seen, 3);
+    // The node script of the imported pools is sound shell.
+    let script = t.path().join("rt/prod/nodes.sh");
+    assert!(script.is_file(), "the imported pools give a nodes.sh");
+    let sc = std::process::Command::new("shellcheck")
+        .arg("--severity=style")
+        .arg(&script)
+        .output()
+        .expect("shellcheck is required (`.ci/run` installs it)");
+    assert!(sc.status.success(), "shellcheck:\n{}", String::from_utf8_lossy(&sc.stdout));
 }
 
 // --- lhc's own output --------------------------------------------------------------------------
