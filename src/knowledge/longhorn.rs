@@ -600,6 +600,14 @@ impl Longhorn {
 /// A values path as its segments: `a.b.c`, with a bracketed segment for keys that hold dots
 /// (`nodeSelector["kubernetes.io/os"]`).
 pub fn segments(path: &str) -> Vec<String> {
+    // The common case, plain dotted keys, without the general scan.
+    if !path.is_empty() && !path.contains('[') && !path.ends_with('.') {
+        return path.split('.').map(str::to_string).collect();
+    }
+    bracketed_segments(path)
+}
+
+fn bracketed_segments(path: &str) -> Vec<String> {
     let mut out = vec![];
     let mut rest = path;
     while !rest.is_empty() {
@@ -673,7 +681,9 @@ impl Entry {
                 for (path, v) in f.values {
                     let segs = v.segments.unwrap_or_else(|| segments(&path));
                     for i in 1..segs.len() {
-                        maps.insert(segs[..i].to_vec());
+                        if !maps.contains(&segs[..i]) {
+                            maps.insert(segs[..i].to_vec());
+                        }
                     }
                     values.insert(
                         segs,
@@ -816,6 +826,19 @@ impl Release {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plain_paths_split_as_the_general_scan_does() {
+        for path in
+            ["a", "a.b.c", "a..b", ".a", "a.", "a..", "", "persistence.defaultClass", "x.y-z_1"]
+        {
+            assert_eq!(segments(path), bracketed_segments(path), "{path:?}");
+        }
+        assert_eq!(
+            segments("nodeSelector[\"kubernetes.io/os\"]"),
+            vec!["nodeSelector".to_string(), "kubernetes.io/os".to_string()]
+        );
+    }
+
     use super::*;
 
     fn longhorn() -> &'static Longhorn {
