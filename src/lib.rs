@@ -112,22 +112,19 @@ pub fn check_only(source: &Source) -> Compiled {
 
 /// Compiles a cluster file into its plan and output tree.
 pub fn compile(source: &Source, origin: Origin) -> Compiled {
-    let (checked, mut diagnostics) = check(source);
-    let Some((file, resolved)) = checked else {
-        return Compiled { diagnostics, cluster: None, output: None };
-    };
-    let cluster = Some((file.cluster.name.to_string(), file.cluster.name.span.clone()));
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return Compiled { diagnostics, cluster, output: None };
-    }
-    let plan = plan::plan(&file, &resolved, origin);
-    match render::tree(&plan) {
-        Ok(tree) => Compiled { diagnostics, cluster, output: Some(Output { plan, tree }) },
-        Err(e) => {
-            diagnostics.push(Diagnostic::error(Message::Internal(e.to_string()), None));
-            Compiled { diagnostics, cluster, output: None }
+    let mut compiled = plan_only(source, origin);
+    if let Some(output) = compiled.output.as_mut() {
+        match render::tree(&output.plan) {
+            Ok(tree) => output.tree = tree,
+            Err(e) => {
+                compiled
+                    .diagnostics
+                    .push(Diagnostic::error(Message::Internal(e.to_string()), None));
+                compiled.output = None;
+            }
         }
     }
+    compiled
 }
 
 /// Checks and plans a cluster file without rendering it: what `check` needs to compare with a

@@ -87,11 +87,7 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
         "nothing was written (--check)".to_string()
     } else if let Some(path) = &o.output {
         if let Err(e) = write(path, &cluster.text) {
-            let d = Diagnostic::error(
-                Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
-                None,
-            );
-            out.diagnostics(ui, &[d], None);
+            out.diagnostics(ui, &[super::cannot_write(path, &e)], None);
             out.code = FAILED;
             return out;
         }

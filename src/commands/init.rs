@@ -50,11 +50,7 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
         return usage(format!("{} exists; pass --force to overwrite it", path.display()));
     }
     if let Err(e) = std::fs::write(&path, text) {
-        let d = Diagnostic::error(
-            Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
-            None,
-        );
-        return Outcome::fail(ui, d, FAILED);
+        return Outcome::fail(ui, super::cannot_write(&path, &e), FAILED);
     }
     out.print(&format!("wrote {} from profile {}\n", path.display(), p.name));
     let schema_path = path.parent().unwrap_or(Path::new(".")).join("cluster.schema.json");
@@ -63,17 +59,7 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
             Ok(()) => {
                 out.print(&format!("wrote {} (for editor completion)\n", schema_path.display()))
             }
-            Err(e) => out.diagnostics(
-                ui,
-                &[Diagnostic::error(
-                    Message::CannotWrite {
-                        path: schema_path.display().to_string(),
-                        reason: e.to_string(),
-                    },
-                    None,
-                )],
-                None,
-            ),
+            Err(e) => out.diagnostics(ui, &[super::cannot_write(&schema_path, &e)], None),
         }
     }
     out

@@ -90,6 +90,30 @@ impl Outcome {
     pub fn print(&mut self, text: &str) {
         self.stdout.push_str(text);
     }
+
+    /// Writes a file the command was asked for; when that fails, says so and sets the exit
+    /// code. Returns whether it was written.
+    pub fn write(&mut self, ui: &Ui, path: &std::path::Path, bytes: impl AsRef<[u8]>) -> bool {
+        match std::fs::write(path, bytes) {
+            Ok(()) => true,
+            Err(e) => {
+                self.diagnostics(ui, &[cannot_write(path, &e)], None);
+                self.code = FAILED;
+                false
+            }
+        }
+    }
+}
+
+/// The error for a file that could not be written.
+pub fn cannot_write(path: &std::path::Path, e: &std::io::Error) -> Diagnostic {
+    Diagnostic::error(
+        crate::diagnostic::Message::CannotWrite {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        },
+        None,
+    )
 }
 
 /// Prints each unit's diagnostics; returns whether any is an error. With `writes`, the closing

@@ -269,13 +269,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     let sep = if o.format == Format::Json { "" } else { "\n" };
     out.print(&texts.join(sep));
     if let (Some(path), Some(svg)) = (o.chart, chart) {
-        if let Err(e) = std::fs::write(path, svg) {
-            let d = Diagnostic::error(
-                Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
-                None,
-            );
-            out.diagnostics(ui, &[d], None);
-            out.code = FAILED;
+        if !out.write(ui, path, svg) {
             return out;
         }
     }

@@ -91,13 +91,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         Format::Json => results::table::json(&report),
     });
     if let Some(path) = o.chart {
-        if let Err(e) = std::fs::write(path, results::chart::svg(&report)) {
-            let d = Diagnostic::error(
-                Message::CannotWrite { path: path.display().to_string(), reason: e.to_string() },
-                None,
-            );
-            out.diagnostics(ui, &[d], None);
-            out.code = FAILED;
+        if !out.write(ui, path, results::chart::svg(&report)) {
             return out;
         }
     }

@@ -38,7 +38,7 @@ pub fn check(old: &Facts, new: &Facts, options: &Options) -> Vec<Diagnostic> {
     let lh = &knowledge.longhorn;
     versions(lh, old, new, options, &mut out);
     settings(lh, old, new, &mut out);
-    backup_store(old, new, &mut out);
+    backup_store(lh, old, new, &mut out);
     out
 }
 
@@ -47,6 +47,11 @@ fn version_key(v: &str) -> Option<(Minor, u32)> {
     let minor = Minor::parse(v)?;
     let patch = v.split('.').nth(2)?.parse().ok()?;
     Some((minor, patch))
+}
+
+/// The release data that describes a chart version.
+fn release_of<'a>(lh: &'a Longhorn, chart: &Option<String>) -> Option<&'a Release> {
+    chart.as_deref().and_then(|v| lh.describing(v)).and_then(|e| e.release().ok())
 }
 
 /// A downgrade, or an upgrade that skips a minor line.
@@ -137,11 +142,8 @@ fn same(setting: &Setting, a: &str, b: &str) -> bool {
 /// Settings whose new value waits for detached volumes, and settings no longer written.
 fn settings(lh: &Longhorn, old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
     let (Some(before), Some(after)) = (&old.settings, &new.settings) else { return };
-    let release = |chart: &Option<String>| {
-        chart.as_deref().and_then(|v| lh.describing(v)).and_then(|e| e.release().ok())
-    };
-    let Some(target) = release(&new.chart) else { return };
-    let previous = release(&old.chart);
+    let Some(target) = release_of(lh, &new.chart) else { return };
+    let previous = release_of(lh, &old.chart);
     let names: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     for name in names {
         let Some((key, setting)) = target.setting_named(name) else { continue };
@@ -178,15 +180,19 @@ fn settings(lh: &Longhorn, old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) 
 /// BackupTarget from the keys that `longhorn-default-resource` holds ("used ... to update the
 /// default BackupTarget resource", longhorn-manager `types/setting.go` @v1.8.0..v1.12.1) and
 /// leaves a field whose key disappeared as it was, as with settings.
-fn backup_store(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
+fn backup_store(lh: &Longhorn, old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
     let (Some(before), Some(after)) = (&old.backup_store, &new.backup_store) else { return };
-    for (key, name) in crate::plan::facts::BACKUP_STORE_KEYS {
-        let (Some(value), None) = (before.get(name), after.get(name)) else { continue };
+    let Some(release) = release_of(lh, &new.chart) else { return };
+    for (key, store) in &release.backup_store {
+        let (Some(value), None) = (before.get(&store.name), after.get(&store.name)) else {
+            continue;
+        };
         // The BackupTarget field each key sets, and the value that undoes it.
-        let (field, reset) = match key {
-            "backupTarget" => ("backupTargetURL", "\"\""),
-            "backupTargetCredentialSecret" => ("credentialSecret", "\"\""),
-            _ => ("pollInterval", "\"5m0s\""),
+        let (field, reset) = match store.name.as_str() {
+            "backup-target" => ("backupTargetURL", "\"\""),
+            "backup-target-credential-secret" => ("credentialSecret", "\"\""),
+            "backupstore-poll-interval" => ("pollInterval", "\"5m0s\""),
+            _ => continue,
         };
         let ns = &new.namespace;
         let patch = format!("{{\"spec\":{{\"{field}\":{reset}}}}}");

@@ -206,35 +206,22 @@ pub(super) fn of(
             .map(|(r, l)| settings(r, l.value("defaultSettings").as_ref())),
         backup_store: release
             .zip(longhorn)
-            .filter(|(r, _)| {
-                r.values.contains_key(&crate::knowledge::longhorn::segments(
-                    "defaultBackupStore.backupTarget",
-                ))
-            })
-            .map(|(_, l)| backup_store(l.value("defaultBackupStore").as_ref())),
+            .filter(|(r, _)| r.behaviour.default_backup_store)
+            .map(|(r, l)| backup_store(r, l.value("defaultBackupStore").as_ref())),
     }
 }
 
-/// The values of `defaultBackupStore` and the key of `longhorn-default-resource` each renders.
-pub const BACKUP_STORE_KEYS: [(&str, &str); 3] = [
-    ("backupTarget", "backup-target"),
-    ("backupTargetCredentialSecret", "backup-target-credential-secret"),
-    ("pollInterval", "backupstore-poll-interval"),
-];
-
-/// The `longhorn-default-resource` ConfigMap of these `defaultBackupStore` values, as Longhorn
-/// reads it: the keys written with a value (the chart leaves out the others), each pasted into
-/// the ConfigMap's YAML by every release's template.
-fn backup_store(values: Option<&serde_json::Value>) -> BTreeMap<String, String> {
+/// The `longhorn-default-resource` ConfigMap a release's chart renders from these
+/// `defaultBackupStore` values, as Longhorn reads it: key (`backup-target`) → value, for the keys
+/// written with a value (the chart leaves out the others).
+fn backup_store(release: &Release, values: Option<&serde_json::Value>) -> BTreeMap<String, String> {
     let written = values.and_then(serde_json::Value::as_object);
-    BACKUP_STORE_KEYS
+    release
+        .backup_store
         .iter()
-        .filter_map(|(key, name)| {
-            let text = match written?.get(*key)? {
-                serde_json::Value::String(s) => pasted(s),
-                other => scalar_text(other),
-            };
-            (!text.is_empty()).then(|| (name.to_string(), text))
+        .filter_map(|(key, store)| {
+            let text = rendered(store.render, written?.get(key)?);
+            (!text.is_empty()).then(|| (store.name.clone(), text))
         })
         .collect()
 }
@@ -251,7 +238,6 @@ pub fn settings(
     release: &Release,
     default_settings: Option<&serde_json::Value>,
 ) -> BTreeMap<String, String> {
-    use crate::knowledge::longhorn::Render;
     let written = default_settings.and_then(serde_json::Value::as_object);
     let mut out = BTreeMap::new();
     // Chart defaults first, so that a value written for the same setting replaces them.
@@ -268,17 +254,22 @@ pub fn settings(
                 },
                 _ => continue,
             };
-            let text = match setting.render {
-                Render::Quoted | Render::StringRequired => scalar_text(value),
-                Render::Bare | Render::Other => match value {
-                    serde_json::Value::String(s) => pasted(s),
-                    other => scalar_text(other),
-                },
-            };
-            out.insert(name.clone(), text);
+            out.insert(name.clone(), rendered(setting.render, value));
         }
     }
     out
+}
+
+/// What Longhorn reads of a value that a template of this render style put into a ConfigMap.
+fn rendered(render: crate::knowledge::longhorn::Render, value: &serde_json::Value) -> String {
+    use crate::knowledge::longhorn::Render;
+    match render {
+        Render::Quoted | Render::StringRequired => scalar_text(value),
+        Render::Bare | Render::Other => match value {
+            serde_json::Value::String(s) => pasted(s),
+            other => scalar_text(other),
+        },
+    }
 }
 
 /// A value's text as Helm prints it into a template.
