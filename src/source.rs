@@ -52,13 +52,18 @@ impl Source {
     /// Line and column of a byte offset; offsets past the end map to the end.
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line = self.line_index(offset);
         let start = self.line_starts[line];
         let column = self.text[start..offset].chars().count() + 1;
         Position { line: line + 1, column }
+    }
+
+    /// The 0-based line an offset is on.
+    fn line_index(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
     }
 
     /// Moves an offset back to the nearest character boundary.
@@ -75,15 +80,8 @@ impl Source {
     /// not the file's.
     pub fn lines_of(&self, span: &Span) -> (Span, usize) {
         let span = self.clamp(span);
-        let first = match self.line_starts.binary_search(&span.start) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let last_offset = span.end.saturating_sub(1).max(span.start);
-        let last = match self.line_starts.binary_search(&last_offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let first = self.line_index(span.start);
+        let last = self.line_index(span.end.saturating_sub(1).max(span.start));
         let end = self.line_starts.get(last + 1).copied().unwrap_or(self.text.len());
         (self.line_starts[first]..end, first + 1)
     }
