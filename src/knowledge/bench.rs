@@ -31,7 +31,7 @@ pub const FIO_MARKER: &str = "lhc-benchmark:";
 
 impl Tools {
     pub(super) fn load(text: &str) -> Result<Tools, super::DataError> {
-        let tools: Tools = super::toml(PATH, text)?;
+        let tools: Tools = super::json(PATH, text)?;
         let offset = tools.dbench.offset_increment.as_deref().unwrap_or("500Mi");
         Bytes::parse(offset).map_err(|e| {
             super::DataError::new(PATH, format!("dbench offset_increment {offset:?}: {e}"))

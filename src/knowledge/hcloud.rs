@@ -55,7 +55,7 @@ pub const PATH: &str = "data/hcloud/catalogue.toml";
 
 impl Catalogue {
     pub(super) fn load(text: &str) -> Result<Catalogue, super::DataError> {
-        let c: Catalogue = super::toml(PATH, text)?;
+        let c: Catalogue = super::json(PATH, text)?;
         for (name, t) in &c.server_types {
             if let Some(l) = t.locations.iter().find(|l| !c.locations.contains_key(*l)) {
                 return Err(super::DataError::new(PATH, format!("{name}: unknown location {l}")));

@@ -441,8 +441,8 @@ impl Longhorn {
             quirk: Vec<Quirk>,
         }
         let index: Index = super::json(INDEX_PATH, file(INDEX_PATH)?)?;
-        let behaviour: Behaviours = super::toml(BEHAVIOUR_PATH, file(BEHAVIOUR_PATH)?)?;
-        let quirks: QuirksFile = super::toml(QUIRKS_PATH, file(QUIRKS_PATH)?)?;
+        let behaviour: Behaviours = super::json(BEHAVIOUR_PATH, file(BEHAVIOUR_PATH)?)?;
+        let quirks: QuirksFile = super::json(QUIRKS_PATH, file(QUIRKS_PATH)?)?;
         let mut releases = vec![];
         for r in index.releases {
             let bad = |what: &str| DataError::new(INDEX_PATH, format!("{}: bad {what}", r.release));
@@ -541,7 +541,7 @@ impl Longhorn {
             moves: Vec<Move>,
         }
         self.moves
-            .get(|path, text| super::toml::<MovesFile>(path, text).map(|f| f.moves))
+            .get(|path, text| super::json::<MovesFile>(path, text).map(|f| f.moves))
             .map(Vec::as_slice)
     }
 
@@ -559,7 +559,7 @@ impl Longhorn {
     }
 
     pub fn parameters(&self) -> Result<&Parameters, DataError> {
-        self.parameters.get(super::toml)
+        self.parameters.get(super::json)
     }
 
     /// The releases that have a `defaultSettings` key, oldest first.

@@ -37,7 +37,15 @@ macro_rules! embedded {
     };
 }
 
-/// Every data file lhc embeds, by its path in the repository.
+/// A TOML data file, by its path in the repository, with the JSON that `build.rs` made of it.
+macro_rules! toml_data {
+    ($path:expr, $stem:literal) => {
+        ($path, include_str!(concat!(env!("OUT_DIR"), "/data/", $stem, ".json")))
+    };
+}
+
+/// Every data file lhc embeds, by its path in the repository (a TOML file's text is the JSON
+/// `build.rs` converted it to).
 pub const EMBEDDED: &[(&str, &str)] = embedded!(
     [
         "1.5.0", "1.5.1", "1.5.2", "1.5.3", "1.5.4", "1.5.5", "1.6.0", "1.6.1", "1.6.2", "1.6.3",
@@ -45,14 +53,14 @@ pub const EMBEDDED: &[(&str, &str)] = embedded!(
         "1.9.2", "1.10.0", "1.10.1", "1.10.2", "1.11.0", "1.11.1", "1.11.2", "1.11.3", "1.12.0",
         "1.12.1",
     ],
-    (longhorn::MOVES_PATH, include_str!("../../data/longhorn/moves.toml")),
-    (longhorn::BEHAVIOUR_PATH, include_str!("../../data/longhorn/behaviour.toml")),
-    (longhorn::QUIRKS_PATH, include_str!("../../data/longhorn/quirks.toml")),
-    (longhorn::PARAMETERS_PATH, include_str!("../../data/longhorn/storageclass-parameters.toml")),
-    (hcloud::PATH, include_str!("../../data/hcloud/catalogue.toml")),
-    (kubernetes::DISTRIBUTIONS_PATH, include_str!("../../data/kubernetes/distributions.toml")),
-    (bench::PATH, include_str!("../../data/bench/tools.toml")),
-    (nodes::PATH, include_str!("../../data/nodes/routes.toml")),
+    toml_data!(longhorn::MOVES_PATH, "longhorn/moves"),
+    toml_data!(longhorn::BEHAVIOUR_PATH, "longhorn/behaviour"),
+    toml_data!(longhorn::QUIRKS_PATH, "longhorn/quirks"),
+    toml_data!(longhorn::PARAMETERS_PATH, "longhorn/storageclass-parameters"),
+    toml_data!(hcloud::PATH, "hcloud/catalogue"),
+    toml_data!(kubernetes::DISTRIBUTIONS_PATH, "kubernetes/distributions"),
+    toml_data!(bench::PATH, "bench/tools"),
+    toml_data!(nodes::PATH, "nodes/routes"),
 );
 
 /// The domain data. Longhorn's is loaded with it; Hetzner's catalogue and the benchmark tools
@@ -116,7 +124,7 @@ impl Knowledge {
     /// What Longhorn needs per Kubernetes distribution.
     pub fn distributions(&self) -> Result<&kubernetes::Distributions, DataError> {
         self.distributions
-            .get_or_init(|| toml(kubernetes::DISTRIBUTIONS_PATH, self.distributions_text))
+            .get_or_init(|| json(kubernetes::DISTRIBUTIONS_PATH, self.distributions_text))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -146,12 +154,7 @@ impl Knowledge {
     }
 }
 
-/// Parses a TOML data file.
-pub(crate) fn toml<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
-    toml::from_str(text).map_err(|e| DataError::new(path, e.message().trim_end()))
-}
-
-/// Parses a JSON data file.
+/// Parses a JSON data file (or a TOML one, as `build.rs` converted it).
 pub(crate) fn json<T: serde::de::DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
     serde_json::from_str(text).map_err(|e| DataError::new(path, e))
 }

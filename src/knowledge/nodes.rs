@@ -105,7 +105,7 @@ pub struct MapApi {
 
 impl Routes {
     pub(super) fn load(text: &str) -> Result<Routes, DataError> {
-        let r: Routes = super::toml(PATH, text)?;
+        let r: Routes = super::json(PATH, text)?;
         for (v, api) in &r.routes.admission_policy.api_versions {
             if Minor::parse(&api.since).is_none() {
                 return Err(DataError::new(PATH, format!("admission-policy {v}: bad `since`")));
