@@ -7,7 +7,10 @@ no-change rebuild; `lhc plan` of the Hetzner profile), and a generated cluster o
 the report gives the median and the best wall time and the largest max RSS. With valgrind installed, each command also runs once under
 callgrind, whose instruction count does not depend on how busy the machine is.
 
-Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind]
+Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind] [--breakdown] [--bin PATH]
+`--breakdown` also prints where the instructions of each profile's `check` and first `build` go,
+by pipeline stage (callgrind's inclusive counts); `--bin` benchmarks another binary (with
+`--no-build`), such as a profile without LTO while working.
 Targets (issue 9): `lhc check` of each profile at most 5 million instructions, `lhc build` at
 most 7 million, `lhc build` of the generated cluster at most 25 ms.
 """
@@ -76,6 +79,49 @@ def instructions(args, cwd):
     return None
 
 
+# The functions whose inclusive instruction counts `--breakdown` reports, in pipeline order.
+STAGES = [
+    ("load Longhorn release tables", "lhc::knowledge::longhorn::Entry::release"),
+    ("check", "lhc::check"),
+    ("plan", "lhc::plan::plan"),
+    ("render", "lhc::render::Renderer::tree"),
+    ("  compile templates", "minijinja::environment::Environment::get_template"),
+    ("validate YAML written", "lhc::yaml::check_stream"),
+    ("hash files (manifest)", "lhc::emit::manifest::text"),
+    ("  sha256 (software)", "sha2::sha256::soft::unroll::compress"),
+]
+
+
+def breakdown(name, toml_path):
+    """Inclusive instructions per pipeline stage of `check` and a first `build`, from callgrind."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for verb, extra in (("check", []), ("build", ["-o", os.path.join(tmp, "out")])):
+            data = os.path.join(tmp, f"{verb}.callgrind")
+            subprocess.run(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={data}", BIN, verb, toml_path, *extra],
+                cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+            )
+            report = subprocess.run(
+                ["callgrind_annotate", "--inclusive=yes", "--threshold=100", data],
+                capture_output=True, text=True, check=True,
+            ).stdout
+            total, found = None, {}
+            for l in report.splitlines():
+                parts = l.split()
+                if not parts or not parts[0][0].isdigit():
+                    continue
+                n = int(parts[0].replace(",", ""))
+                if "PROGRAM TOTALS" in l:
+                    total = n
+                for _, fn in STAGES:
+                    if f":{fn} [" in l and fn not in found:
+                        found[fn] = n
+            cells = "   ".join(f"{label.strip()} {found[fn] / 1e6:.2f} M" for label, fn in STAGES if fn in found)
+            print(f"{name} {verb}: total {total / 1e6:.2f} M   {cells}")
+
+
 def counts(name, toml_path):
     """Instructions of `check`, a first `build` and a no-change `build`."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,7 +174,12 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument("--bin", help="the binary to measure (default: target/release/lhc)")
     a = ap.parse_args()
+    global BIN
+    if a.bin:
+        BIN = os.path.abspath(a.bin)
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     spawn = []
@@ -149,6 +200,9 @@ def main():
             for p in profiles:
                 counts(f"profiles/{p}", os.path.join(ROOT, "profiles", p))
             counts("generated: 200 pools x 10 nodes", f.name)
+            if a.breakdown:
+                for p in profiles:
+                    breakdown(f"profiles/{p}", os.path.join(ROOT, "profiles", p))
     finally:
         os.unlink(f.name)
 
