@@ -52,8 +52,27 @@ impl SpanIndex {
 }
 
 /// Escapes one JSON pointer segment (RFC 6901).
-pub fn escape_segment(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+pub fn escape_segment(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['~', '/']) { s.replace('~', "~0").replace('/', "~1").into() } else { s.into() }
+}
+
+/// The pointer of a child: `parent/segment`, the segment escaped.
+fn child(parent: &str, segment: &str) -> String {
+    let segment = escape_segment(segment);
+    let mut out = String::with_capacity(parent.len() + 1 + segment.len());
+    out.push_str(parent);
+    out.push('/');
+    out.push_str(&segment);
+    out
+}
+
+/// The pointer of an array element: `parent/index`.
+fn element(parent: &str, index: usize) -> String {
+    let mut out = String::with_capacity(parent.len() + 4);
+    out.push_str(parent);
+    out.push('/');
+    out.push_str(&index.to_string());
+    out
 }
 
 /// A value whose TOML type JSON cannot tell apart: a float (JSON Schema counts `3.0` as an
@@ -111,7 +130,7 @@ impl Builder {
     fn table(&mut self, table: &Table, pointer: &str) -> Value {
         let mut map = Map::new();
         for (key, item) in table.iter() {
-            let child = format!("{pointer}/{}", escape_segment(key));
+            let child = child(pointer, key);
             let key_span = table.key(key).and_then(|k| k.span());
             let value = self.item(item, &child, key_span);
             map.insert(key.to_string(), value);
@@ -133,7 +152,7 @@ impl Builder {
                     .iter()
                     .enumerate()
                     .map(|(i, t)| {
-                        let child = format!("{pointer}/{i}");
+                        let child = element(pointer, i);
                         self.index
                             .places
                             .insert(child.clone(), Place { key: None, value: t.span() });
@@ -175,7 +194,7 @@ impl Builder {
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
-                        let child = format!("{pointer}/{i}");
+                        let child = element(pointer, i);
                         self.index
                             .places
                             .insert(child.clone(), Place { key: None, value: v.span() });
@@ -186,7 +205,7 @@ impl Builder {
             V::InlineTable(t) => {
                 let mut map = Map::new();
                 for (key, v) in t.iter() {
-                    let child = format!("{pointer}/{}", escape_segment(key));
+                    let child = child(pointer, key);
                     let key_span = t.key(key).and_then(|k| k.span());
                     self.index
                         .places
