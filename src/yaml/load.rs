@@ -589,7 +589,7 @@ fn is_merge_key(key: &Node) -> bool {
 
 /// A key's identity: two keys are the same when their values are.
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum KeyId {
+pub(super) enum KeyId {
     Null,
     Bool(bool),
     Int(i64),
@@ -600,15 +600,20 @@ enum KeyId {
 
 impl KeyId {
     fn of(node: &Node) -> KeyId {
-        match &node.value {
+        KeyId::of_scalar(&node.value).unwrap_or_else(|| KeyId::Other(node.to_json().to_string()))
+    }
+
+    /// The identity of a scalar's value; `None` for a collection.
+    pub(super) fn of_scalar(value: &Value) -> Option<KeyId> {
+        Some(match value {
             Value::Null => KeyId::Null,
             Value::Bool(b) => KeyId::Bool(*b),
             Value::Int(i) => KeyId::Int(*i),
             Value::Float(f) if f.is_nan() => KeyId::Float(f64::NAN.to_bits()),
             Value::Float(f) => KeyId::Float((f + 0.0).to_bits()),
             Value::String(s) => KeyId::Str(s.clone()),
-            Value::Seq(_) | Value::Map(_) => KeyId::Other(node.to_json().to_string()),
-        }
+            Value::Seq(_) | Value::Map(_) => return None,
+        })
     }
 }
 
@@ -703,13 +708,20 @@ fn float_of(s: &str) -> Option<Value> {
 }
 
 fn core(text: String) -> Value {
-    if is_null(&text) {
-        return Value::Null;
+    core_non_string(&text).unwrap_or(Value::String(text))
+}
+
+/// What a plain untagged scalar is when the core schema makes it a null, a boolean or a number;
+/// `None` when it is a string. The first byte picks the one test that can succeed: most plain
+/// scalars (and nearly every key) are strings, and are told so at once.
+pub(super) fn core_non_string(text: &str) -> Option<Value> {
+    match text.bytes().next() {
+        None => Some(Value::Null),
+        Some(b'~' | b'n' | b'N') => is_null(text).then_some(Value::Null),
+        Some(b't' | b'T' | b'f' | b'F') => bool_of(text).map(Value::Bool),
+        Some(b'0'..=b'9' | b'+' | b'-' | b'.') => int_of(text).or_else(|| float_of(text)),
+        Some(_) => None,
     }
-    if let Some(b) = bool_of(&text) {
-        return Value::Bool(b);
-    }
-    int_of(&text).or_else(|| float_of(&text)).unwrap_or(Value::String(text))
 }
 
 #[cfg(test)]
@@ -750,6 +762,42 @@ mod tests {
             assert_eq!(&core((*text).into()), want, "{text:?}");
         }
         assert!(matches!(core(".NaN".into()), Value::Float(f) if f.is_nan()));
+    }
+
+    #[test]
+    fn the_first_byte_shortcut_changes_no_resolution() {
+        // Every string of up to three characters from an alphabet with every kind of start.
+        let alphabet = ["", "0", "1", "9", "x", "e", "E", ".", "+", "-", "~", "n", "N", "t", "T"];
+        let alphabet = [&alphabet[..], &["f", "F", "o", "i", "a", "_", "é", " "]].concat();
+        let mut texts = vec![
+            "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", ".inf",
+            "-.Inf", "+.INF", ".nan", ".NaN", "0x1F", "0o17", "nan", "inf", "name", "type", "~x",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        for a in &alphabet {
+            for b in &alphabet {
+                for c in &alphabet {
+                    texts.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        for text in &texts {
+            let slow = if is_null(text) {
+                Some(Value::Null)
+            } else if let Some(b) = bool_of(text) {
+                Some(Value::Bool(b))
+            } else {
+                int_of(text).or_else(|| float_of(text))
+            };
+            let fast = core_non_string(text);
+            let same = match (&slow, &fast) {
+                (Some(Value::Float(a)), Some(Value::Float(b))) => a.to_bits() == b.to_bits(),
+                _ => slow == fast,
+            };
+            assert!(same, "{text:?}: {slow:?} {fast:?}");
+        }
     }
 
     #[test]

@@ -24,3 +24,4 @@ mod report_parsers;
 mod upgrade;
 mod verdicts;
 mod yaml;
+mod yaml_check;
