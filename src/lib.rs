@@ -138,6 +138,12 @@ pub fn plan_only(source: &Source, origin: Origin) -> Compiled {
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Compiled { diagnostics, cluster, output: None };
     }
+    // The plan reads whole tables of the release: every entry must parse.
+    if let Some(Err(e)) = resolved.release.map(knowledge::longhorn::Release::check_tables) {
+        let mut diagnostics = diagnostics;
+        diagnostics.push(check::internal(&e));
+        return Compiled { diagnostics, cluster, output: None };
+    }
     let plan = plan::plan(&file, &resolved, origin);
     Compiled { diagnostics, cluster, output: Some(Output { plan, tree: Tree::new() }) }
 }

@@ -107,6 +107,10 @@ pub fn check(
     gitops::check(file, &target, &mut out);
     let routes = routes::check(file, &target, &mut out);
     pools::check_tolerations(file, &target, &mut out);
+    // A table entry the rules read that did not parse (they went on without it).
+    if let Some(e) = target.release.and_then(Release::data_error) {
+        out.push(internal(e));
+    }
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
         knowledge,

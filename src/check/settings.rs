@@ -282,7 +282,7 @@ fn unknown(lh: &Longhorn, release: &Release, key: &Spanned<String>) -> Diagnosti
         Message::UnknownSetting { key: key.value.clone(), version: release.version.clone() },
         key.span.clone(),
     );
-    d.help = Some(nearest(k, release.settings.keys().map(String::as_str), "settings"));
+    d.help = Some(nearest(k, release.settings.keys(), "settings"));
     d
 }
 
@@ -739,7 +739,7 @@ fn check_cross(
                 .settings
                 .iter()
                 .find(|(_, s)| s.manager.as_deref() == Some(manager))
-                .map_or(manager.to_string(), |(k, _)| k.clone())
+                .map_or(manager.to_string(), |(k, _)| k.to_string())
         };
         let Some((_, _, key)) = pairs.iter().find(|(m, _, _)| m == v.subject) else { continue };
         let other = settings

@@ -111,7 +111,7 @@ impl Walk<'_> {
             );
             return;
         }
-        if let Some(leaf) = self.release.values.get(segments) {
+        if let Some(leaf) = self.release.value(segments) {
             self.first_class(&path, key_span.clone());
             if leaf.unread {
                 self.out.push(
@@ -130,7 +130,7 @@ impl Walk<'_> {
             self.leaf(segments, &path, value, value_span);
             return;
         }
-        if self.release.maps.contains(segments) {
+        if self.release.is_map(segments) {
             let Value::Object(children) = value else {
                 self.out.push(Diagnostic::error(
                     Message::ValueType {
@@ -159,8 +159,7 @@ impl Walk<'_> {
     /// A key with a first-class spelling: an error when the file sets that key too, else a
     /// warning naming it.
     fn first_class(&mut self, path: &str, key_span: Option<crate::source::Span>) {
-        let has =
-            |p: &str| self.release.values.contains_key(&crate::knowledge::longhorn::segments(p));
+        let has = |p: &str| self.release.has_value(&crate::knowledge::longhorn::segments(p));
         if chart_keys::superseded(path, &has) {
             return;
         }
@@ -190,7 +189,7 @@ impl Walk<'_> {
         value: &Value,
         span: Option<crate::source::Span>,
     ) {
-        let Some(leaf) = self.release.values.get(segments) else { return };
+        let Some(leaf) = self.release.value(segments) else { return };
         if CREDENTIALS.contains(&path) && value.as_str().is_some_and(|v| !v.is_empty()) {
             self.out.push(
                 // No span: the snippet would print the password into CI logs.
@@ -384,9 +383,8 @@ impl Walk<'_> {
         // The keys the release has next to this one.
         let parent = &segments[..segments.len() - 1];
         let siblings: Vec<String> = release
-            .values
-            .keys()
-            .chain(release.maps.iter())
+            .value_paths()
+            .iter()
             .filter(|k| k.len() == segments.len() && &k[..parent.len()] == parent)
             .filter_map(|k| k.last().cloned())
             .collect::<std::collections::BTreeSet<_>>()

@@ -65,7 +65,7 @@ pub fn settings(
         None => tree.get(&path).cloned(),
     }?;
     let knowledge = crate::knowledge::load().ok()?;
-    let release = knowledge.longhorn.describing(chart?)?.release().ok()?;
+    let release = knowledge.longhorn.describing(chart?)?.parsed().ok()?;
     let values = docs(&text).into_iter().next()?;
     Some(crate::plan::facts::settings(release, values.get("defaultSettings")))
 }

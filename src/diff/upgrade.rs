@@ -51,7 +51,7 @@ fn version_key(v: &str) -> Option<(Minor, u32)> {
 
 /// The release data that describes a chart version.
 fn release_of<'a>(lh: &'a Longhorn, chart: &Option<String>) -> Option<&'a Release> {
-    chart.as_deref().and_then(|v| lh.describing(v)).and_then(|e| e.release().ok())
+    chart.as_deref().and_then(|v| lh.describing(v)).and_then(|e| e.parsed().ok())
 }
 
 /// A downgrade, or an upgrade that skips a minor line.

@@ -868,7 +868,7 @@ fn target(
         version_line = version_line.remark("--chart-version");
     }
     lines.push(version_line);
-    let release = match lh.entry(&version).and_then(|e| e.release().ok()) {
+    let release = match lh.entry(&version).and_then(|e| e.parsed().ok()) {
         Some(r) => r,
         None => {
             let line = version.rsplit_once('.').map(|(l, _)| l).unwrap_or_default();
@@ -877,7 +877,7 @@ fn target(
                 .iter()
                 .rev()
                 .find(|r| r.version.rsplit_once('.').map(|(l, _)| l) == Some(line));
-            match known.and_then(|e| e.release().ok()) {
+            match known.and_then(|e| e.parsed().ok()) {
                 Some(r) => {
                     lines.push(
                         Line::new("treat_as", Toml::str(&r.version), None)
@@ -885,7 +885,7 @@ fn target(
                     );
                     r
                 }
-                None => match newest.release() {
+                None => match newest.parsed() {
                     Ok(r) => r,
                     Err(e) => {
                         let d = Diagnostic::error(Message::Internal(e.to_string()), None);

@@ -116,7 +116,7 @@ impl<'a> Take<'a> {
 /// The chart's default at a path (null when values.yaml writes `~`; `None` for a path the chart
 /// does not have).
 pub(crate) fn chart_default(release: &Release, path: &[String]) -> Option<Json> {
-    let key = release.values.get(path)?;
+    let key = release.value(path)?;
     Some(
         key.default
             .as_ref()

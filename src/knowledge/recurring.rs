@@ -87,7 +87,7 @@ pub fn task_since(task: Task) -> Result<Option<&'static str>, DataError> {
 
 fn of_release(r: &super::longhorn::Release) -> Result<Release, DataError> {
     let path = format!("data/longhorn/releases/{}.json", r.version);
-    let max_retention = match r.settings.get(MAX_RETENTION_SETTING) {
+    let max_retention = match r.settings.try_get(MAX_RETENTION_SETTING)? {
         None => None,
         Some(s) => {
             let bad = |what: &str| {

@@ -242,7 +242,7 @@ pub fn settings(
     let mut out = BTreeMap::new();
     // Chart defaults first, so that a value written for the same setting replaces them.
     for explicit in [false, true] {
-        for (key, setting) in &release.settings {
+        for (key, setting) in release.settings.iter() {
             let Some(name) = setting.name.as_ref().filter(|_| setting.known_to_manager()) else {
                 continue;
             };

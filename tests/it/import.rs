@@ -448,7 +448,7 @@ const VERSIONS: &[&str] = &[
 /// Settings a generated file may set: simple types, no formats, none lhc or the other keys own.
 fn settings_of(
     release: &lhc::knowledge::longhorn::Release,
-) -> Vec<(&String, &lhc::knowledge::longhorn::Setting)> {
+) -> Vec<(&str, &lhc::knowledge::longhorn::Setting)> {
     use lhc::knowledge::longhorn::{Render, SettingType};
     const SKIP: &[&str] = &[
         "createDefaultDiskLabeledNodes",
@@ -479,7 +479,7 @@ fn settings_of(
             s.known_to_manager()
                 && s.render != Render::Other
                 && s.gated_by.is_none()
-                && !SKIP.contains(&k.as_str())
+                && !SKIP.contains(k)
                 && match s.kind {
                     SettingType::Bool => true,
                     SettingType::Int => s.min.is_some(),
@@ -543,7 +543,7 @@ fn generate(rng: &mut Rng, i: usize) -> String {
     let mut chosen = BTreeSet::new();
     for _ in 0..rng.below(6) {
         let (key, s) = *rng.pick(&candidates);
-        if !chosen.insert(key.clone()) {
+        if !chosen.insert(key) {
             continue;
         }
         let scalar = |rng: &mut Rng| -> String {
