@@ -868,13 +868,13 @@ fn entry_line(line: &'static str) -> Option<(Cow<'static, str>, &'static str)> {
     Some((name, value.strip_suffix(',').unwrap_or(value)))
 }
 
-/// The lines of a text, split at `\n` (found eight bytes at a time: the release tables are
-/// 50 KB, and only the keys at the start of each line are read).
+/// The lines of a text, split at `\n` (found with `memchr`, several bytes at a time: the release
+/// tables are 50 KB, and only the keys at the start of each line are read).
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(text).filter(|t| !t.is_empty());
     std::iter::from_fn(move || {
         let current = rest?;
-        match newline(current.as_bytes()) {
+        match memchr::memchr(b'\n', current.as_bytes()) {
             Some(end) => {
                 rest = current.get(end + 1..).filter(|r| !r.is_empty());
                 current.get(..end)
@@ -885,22 +885,6 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
-}
-
-/// The first `\n` in the bytes.
-fn newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut at = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let word =
-            u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ (ONES * u64::from(b'\n'));
-        if word.wrapping_sub(ONES) & !word & HIGH != 0 {
-            break;
-        }
-        at += 8;
-    }
-    bytes[at..].iter().position(|&b| b == b'\n').map(|i| at + i)
 }
 
 /// A values path as the release tables spell it: dotted, a segment that holds `.`, `[`, `]`,
