@@ -13,6 +13,7 @@ mod error;
 mod load;
 mod nested;
 mod node;
+mod subset;
 
 use std::fmt::Write;
 
@@ -71,12 +72,13 @@ pub fn parse_lenient(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlErr
     load::load_all(text, limits)
 }
 
-/// Whether [`parse_spanned`] reads `text` under `limits` without an error, told from the parser's
-/// events alone: no node is built, so it costs little more than the parser. `true` is a promise.
-/// `false` on any error, and also wherever the text uses what only [`parse_spanned`] can judge:
-/// anchors, aliases, tags, merge keys (`<<`), keys that are lists or mappings; ask it then.
+/// Whether [`parse_spanned`] reads `text` under `limits` without an error, told without building
+/// a node: first line by line, for the block-style subset lhc's templates write (no parser at
+/// all), then from the parser's events. `true` is a promise. `false` on any error, and also
+/// wherever the text uses what only [`parse_spanned`] can judge: anchors, aliases, tags, merge
+/// keys (`<<`), keys that are lists or mappings; ask it then.
 pub fn surely_loads(text: &str, limits: &Limits) -> bool {
-    check::loads(text, limits)
+    subset::loads(text, limits) || check::loads(text, limits)
 }
 
 /// Checks bytes are UTF-8 text before they are parsed; the error is at the first bad byte.
