@@ -315,3 +315,24 @@ pub fn validate_json(value: &serde_json::Value, schema: &str) -> Result<(), Vec<
         .collect();
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
+
+/// A small deterministic generator (xorshift), so that failures of the generated and mutated
+/// inputs reproduce.
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}

@@ -2,7 +2,7 @@
 //! profiles and golden cases go through the whole pipeline and `lhc plan`'s analysis (in
 //! process, for speed), and a sample through the real binary, which must answer 0 or 1.
 
-use crate::common::{Test, read, repo};
+use crate::common::{Rng, Test, read, repo};
 use lhc::plan::Origin;
 use lhc::source::Source;
 
@@ -23,20 +23,6 @@ fn seeds() -> Vec<(String, String)> {
     }
     seeds.sort();
     seeds
-}
-
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 const INTERESTING: &[&[u8]] = &[

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::common::{Test, assert_golden, read, read_tree, repo, yaml_docs};
+use crate::common::{Rng, Test, assert_golden, read, read_tree, repo, yaml_docs};
 
 // --- the round-trip oracle ---------------------------------------------------------------------
 
@@ -419,26 +419,6 @@ fn lhc_s_own_output_imports_back_to_an_equivalent_cluster_file() {
 }
 
 // --- generated cluster files: import(build(x)) builds as x --------------------------------------
-
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const VERSIONS: &[&str] = &[
     "1.5.5", "1.6.4", "1.7.3", "1.8.2", "1.9.0", "1.9.2", "1.10.0", "1.10.2", "1.11.0", "1.11.3",

@@ -555,13 +555,8 @@ fn lhc_survives_arbitrary_bytes_as_yaml() {
         "[", "]", "{", "}", "&a ", "*a", "\t", "\r", "\"", "'", "|", ">-", "<<: ", "? ", "- ",
         "!!int ", "#", ":", "\u{feff}", "é", "\n  ",
     ];
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut rng = crate::common::Rng(0x2545_f491_4f6c_dd1d_u64);
+    let mut next = |n: usize| rng.below(n);
     for cut in (0..seed.len()).step_by(7) {
         if seed.is_char_boundary(cut) {
             let _ = parse_spanned(&seed[..cut], &Limits::default());

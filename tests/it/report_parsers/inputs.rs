@@ -177,13 +177,8 @@ fn parse_never_panics_on_prefixes_of_pastes() {
 /// (spans included) render as text and as JSON.
 #[test]
 fn mutated_inputs_render_their_diagnostics() {
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = crate::common::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next();
     let pieces: [&[u8]; 10] = [
         b"# ",
         b"> ",
