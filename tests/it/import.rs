@@ -12,6 +12,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use crate::common::{Rng, Test, assert_golden, read, read_tree, repo, yaml_docs};
+use crate::yaml::alias_bomb;
 
 // --- the round-trip oracle ---------------------------------------------------------------------
 
@@ -747,18 +748,6 @@ fn generated_cluster_files_build_the_same_after_import() {
 }
 
 // --- hostile input -----------------------------------------------------------------------------
-
-/// Nine levels of nine aliases each: 9^9 (387 million) strings when expanded.
-fn alias_bomb() -> String {
-    let mut text = String::from(
-        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
-    );
-    for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip("bcdefghi".chars()) {
-        let items = vec![format!("*{prev}"); 9].join(",");
-        text.push_str(&format!("{name}: &{name} [{items}]\n"));
-    }
-    text
-}
 
 /// `lhc import --check` of one file: its exit code and stderr.
 fn import_one(name: &str, bytes: &[u8]) -> crate::common::Output {
