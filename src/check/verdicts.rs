@@ -673,11 +673,13 @@ struct Table {
     parameters: BTreeMap<&'static str, Lazy<Vec<Rule>>>,
 }
 
-/// `"name": value,` → (`name`, `value`). Names are plain (the generator checks them).
+/// `"name": value,` → (`name`, `value`). Names are plain (the generator checks them): one with
+/// an escape is not an entry of the layout.
 fn entry_line(line: &'static str) -> Option<(&'static str, &'static str)> {
-    let rest = line.strip_prefix('"')?;
-    let (name, value) = rest.split_once("\": ")?;
-    Some((name, value.strip_suffix(',').unwrap_or(value)))
+    match crate::knowledge::entries::entry_line(line)? {
+        (std::borrow::Cow::Borrowed(name), value) => Some((name, value)),
+        (std::borrow::Cow::Owned(_), _) => None,
+    }
 }
 
 /// Finds every entry of the data file by its line (see tools/gen-longhorn-validation.py).
@@ -686,7 +688,7 @@ fn index(text: &'static str) -> Result<Table, String> {
     let mut settings = BTreeMap::new();
     let mut parameters = BTreeMap::new();
     let mut section: Option<&str> = None;
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in crate::knowledge::entries::lines(text).enumerate() {
         let bad = || format!("line {}: not an entry of the layout", n + 1);
         match (section, line) {
             (None, "{" | "}") => {}

@@ -8,6 +8,7 @@
 //! lhc reports it as an internal error, never as an empty table.
 
 pub mod bench;
+pub(crate) mod entries;
 pub mod hcloud;
 pub mod kubernetes;
 pub mod longhorn;
