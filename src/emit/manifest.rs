@@ -35,12 +35,13 @@ struct Written<'a> {
 }
 
 #[derive(Deserialize)]
-struct Read {
+struct Read<'a> {
     #[serde(default)]
     format: Option<u32>,
     files: BTreeMap<String, String>,
-    #[serde(default)]
-    facts: Option<serde_json::Value>,
+    /// Kept unparsed until the format is known: facts of another format are not read at all.
+    #[serde(default, borrow)]
+    facts: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The manifest text for a cluster's tree (`<cluster>/<path>` keys) and the plan's facts.
@@ -64,7 +65,7 @@ pub fn parse(text: &str) -> Manifest {
     let Ok(read) = serde_json::from_str::<Read>(text) else { return Manifest::default() };
     let format = read.format.unwrap_or(1);
     let facts = match (format, read.facts) {
-        (FORMAT, Some(f)) => serde_json::from_value(f).ok(),
+        (FORMAT, Some(f)) => serde_json::from_str(f.get()).ok(),
         _ => None,
     };
     Manifest { files: read.files, facts, format: Some(format) }
@@ -86,5 +87,16 @@ mod tests {
         let old = parse(r#"{"files": {"a.yaml": "00"}}"#);
         assert_eq!((old.format, old.facts, old.files.len()), (Some(1), None, 1));
         assert_eq!(parse("not json").format, None);
+    }
+
+    #[test]
+    fn facts_that_do_not_fit_leave_the_files_trusted() {
+        let m = parse(r#"{"format": 2, "files": {"a.yaml": "00"}, "facts": {"chart": 5}}"#);
+        assert_eq!((m.format, m.facts, m.files.len()), (Some(2), None, 1));
+        let m = parse(r#"{"format": 2, "files": {"a.yaml": "00"}, "facts": null}"#);
+        assert_eq!((m.facts, m.files.len()), (None, 1));
+        // Another format's facts are never read, whatever they hold.
+        let m = parse(r#"{"format": 7, "files": {}, "facts": {"chart": "1.9.2"}}"#);
+        assert_eq!((m.format, m.facts), (Some(7), None));
     }
 }
