@@ -319,6 +319,19 @@ pub fn validate_json(value: &serde_json::Value, schema: &str) -> Result<(), Vec<
 /// A small deterministic generator (xorshift), so that failures of the generated and mutated
 /// inputs reproduce.
 pub struct Rng(pub u64);
+
+/// The rounds and the generator of a randomised test: `rounds` from `seed`, the same on every
+/// run. A longer campaign is run by hand, for example
+/// `LHC_FUZZ_SCALE=50 LHC_FUZZ_SEED=3 cargo test --test it -- fuzz`: the scale multiplies every
+/// test's rounds, and the seed is mixed into each test's own, so the tests still draw
+/// different sequences.
+pub fn campaign(rounds: usize, seed: u64) -> (usize, Rng) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let scale = var("LHC_FUZZ_SCALE").unwrap_or(1).max(1) as usize;
+    let seed = seed ^ var("LHC_FUZZ_SEED").unwrap_or(0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // xorshift stays at zero from zero.
+    (rounds * scale, Rng(seed.max(1)))
+}
 impl Rng {
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;

@@ -2,7 +2,7 @@
 //! profiles and golden cases go through the whole pipeline and `lhc plan`'s analysis (in
 //! process, for speed), and a sample through the real binary, which must answer 0 or 1.
 
-use crate::common::{Rng, Test, read, repo};
+use crate::common::{Rng, Test, campaign, read, repo};
 use lhc::plan::Origin;
 use lhc::source::Source;
 
@@ -126,9 +126,9 @@ fn no_truncation_panics() {
 
 #[test]
 fn no_mutation_panics() {
-    let mut rng = Rng(0x5eed_1e55_f00d);
+    let (rounds, mut rng) = campaign(1500, 0x5eed_1e55_f00d);
     for (name, text) in seeds() {
-        for round in 0..1500 {
+        for round in 0..rounds {
             let bytes = mutate(&mut rng, text.as_bytes());
             let text = String::from_utf8_lossy(&bytes).into_owned();
             if std::panic::catch_unwind(|| compile(&text)).is_err() {
@@ -140,10 +140,10 @@ fn no_mutation_panics() {
 
 #[test]
 fn the_binary_answers_mutated_files_with_0_or_1() {
-    let mut rng = Rng(42);
+    let (rounds, mut rng) = campaign(40, 42);
     let (_, text) = seeds().into_iter().find(|(n, _)| n.ends_with("hcloud-longhorn.toml")).unwrap();
     let t = Test::new();
-    for round in 0..40 {
+    for round in 0..rounds {
         let bytes = mutate(&mut rng, text.as_bytes());
         std::fs::write(t.path().join("m.toml"), &bytes).unwrap();
         let out = t.run_args(&["build", "m.toml", "-o", "out"]);
@@ -160,7 +160,7 @@ fn the_binary_answers_mutated_files_with_0_or_1() {
 
 #[test]
 fn no_mutated_benchmark_log_panics_the_report() {
-    let mut rng = Rng(0xbe7c_4a11);
+    let (rounds, mut rng) = campaign(60, 0xbe7c_4a11);
     let mut logs = vec![];
     let mut stack = vec![repo().join("tests/fixtures/bench")];
     while let Some(d) = stack.pop() {
@@ -175,7 +175,7 @@ fn no_mutated_benchmark_log_panics_the_report() {
     }
     logs.sort();
     for (name, bytes) in logs {
-        for round in 0..60 {
+        for round in 0..rounds {
             let mutated = mutate(&mut rng, &bytes);
             let text = String::from_utf8_lossy(&mutated).into_owned();
             let result = std::panic::catch_unwind(|| {

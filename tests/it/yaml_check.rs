@@ -250,10 +250,10 @@ fn under_random_damage_the_fast_check_never_says_yes_where_the_full_reader_says_
         "\n    name: x\n",
         "\u{7}",
     ];
-    let mut rng = crate::common::Rng(0x9e37_79b9_7f4a_7c15_u64);
+    let (rounds, mut rng) = crate::common::campaign(1500, 0x9e37_79b9_7f4a_7c15_u64);
     let mut next = |n: usize| rng.below(n);
     let (mut yes, mut no) = (0, 0);
-    for round in 0..1500 {
+    for round in 0..rounds {
         let mut text = seeds[round % seeds.len()].clone();
         for _ in 0..1 + next(3) {
             let mut at = next(text.len());

@@ -177,7 +177,7 @@ fn parse_never_panics_on_prefixes_of_pastes() {
 /// (spans included) render as text and as JSON.
 #[test]
 fn mutated_inputs_render_their_diagnostics() {
-    let mut rng = crate::common::Rng(0x9e37_79b9_7f4a_7c15);
+    let (rounds, mut rng) = crate::common::campaign(40, 0x9e37_79b9_7f4a_7c15);
     let mut next = move || rng.next();
     let pieces: [&[u8]; 10] = [
         b"# ",
@@ -198,7 +198,7 @@ fn mutated_inputs_render_their_diagnostics() {
     assert!(inputs.len() > 12, "{inputs:?}");
     for path in inputs {
         let bytes = fixture(&path).into_bytes();
-        for round in 0..40 {
+        for round in 0..rounds {
             let mut m = bytes.clone();
             for _ in 0..=(next() % 4) {
                 let at = (next() as usize) % (m.len() + 1);
