@@ -111,6 +111,10 @@ pub fn check(
     if let Some(e) = target.release.and_then(Release::data_error) {
         out.push(internal(e));
     }
+    // The same for the rules Longhorn's manager applies (`validation.json`).
+    if let Some(e) = verdicts::data_error() {
+        out.push(internal(e));
+    }
     crate::diagnostic::sort(&mut out);
     let resolved = Resolved {
         knowledge,

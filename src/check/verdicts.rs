@@ -54,12 +54,15 @@
 //! the generic rules) only when a check first asks for it, so a cluster file pays for the
 //! settings and parameters it uses, not for the whole catalogue.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use crate::knowledge::DataError;
+use crate::knowledge::entries::{self, Table};
 use crate::names;
 
 // ------------------------------------------------------------------------------------ verdicts
@@ -258,7 +261,7 @@ pub fn check_settings(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> 
     let mut out: Vec<Verdict> =
         settings.iter().flat_map(|(k, v)| setting_verdicts(release, k, v)).collect();
     if let Some(r) = Release::parse(release) {
-        for rule in rules(&table().cross).iter().filter(|rule| rule.applies(r)) {
+        for rule in rules("cross").iter().filter(|rule| rule.applies(r)) {
             if let Some(v) = cross_verdict(r, rule, settings) {
                 out.push(v);
             }
@@ -272,7 +275,7 @@ pub fn check_settings(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> 
 pub fn cross_verdicts(release: &str, settings: &[(&str, &str)]) -> Vec<Verdict> {
     let mut out = vec![];
     if let Some(r) = Release::parse(release) {
-        for rule in rules(&table().cross).iter().filter(|rule| rule.applies(r)) {
+        for rule in rules("cross").iter().filter(|rule| rule.applies(r)) {
             if let Some(v) = cross_verdict(r, rule, settings) {
                 out.push(v);
             }
@@ -306,9 +309,9 @@ pub fn parameter_verdicts(
         return vec![bad_release(release)];
     };
     let mut out = vec![];
-    if let Some((name, lazy)) = table().parameters.get_key_value(name) {
+    if let Some((name, list)) = table().and_then(|t| t.parameters.get_key_value(name)) {
         let ctx = Params { name, value, others };
-        for rule in lazy.get().into_iter().flatten().filter(|rule| rule.applies(r)) {
+        for rule in list.iter().filter(|rule| rule.applies(r)) {
             if let Some(v) = parameter_rule(r, rule, &ctx) {
                 out.push(v);
             }
@@ -333,7 +336,7 @@ pub fn check_node_tags_annotation(release: &str, annotation: &str) -> Result<(),
     let Some(r) = Release::parse(release) else {
         return Err(Box::new(bad_release(release)));
     };
-    for rule in rules(&table().node_tags).iter().filter(|rule| rule.applies(r)) {
+    for rule in rules("node_tags").iter().filter(|rule| rule.applies(r)) {
         if let Err(message) = node_tags(annotation) {
             return Err(Box::new(verdict(r, rule, "default-node-tags", message, false)));
         }
@@ -639,148 +642,109 @@ fn within(r: Release, since: &str, until: Option<&str>) -> bool {
     lo <= r && r <= hi
 }
 
-/// One entry of the data file, parsed when first asked for. The file's layout (one entry per
-/// line) lets [`index`] find every entry without parsing any of them.
-struct Lazy<T> {
-    text: &'static str,
-    parsed: OnceLock<Option<T>>,
+/// The rules of `validation.json`, indexed by line (see tools/gen-longhorn-validation.py): each
+/// entry is parsed when a check first reads it. An entry that does not parse is left out and
+/// kept for [`data_error`], which the check reports as an internal error.
+struct Rules {
+    releases: Vec<String>,
+    /// `generic`, `cross`, `disk` and `node_tags`.
+    lists: Table<Vec<Rule>>,
+    settings: Table<SettingEntry>,
+    parameters: Table<Vec<Rule>>,
 }
 
-impl<T: serde::de::DeserializeOwned> Lazy<T> {
-    fn new(text: &'static str) -> Self {
-        Lazy { text, parsed: OnceLock::new() }
-    }
+/// The rule lists every file has.
+const LISTS: [&str; 4] = ["generic", "cross", "disk", "node_tags"];
 
-    /// The entry; `None` when it does not parse (the tests parse every entry).
-    fn get(&self) -> Option<&T> {
-        self.parsed.get_or_init(|| serde_json::from_str(self.text).ok()).as_ref()
-    }
-
-    fn check(&self) -> Result<&T, String> {
-        serde_json::from_str::<T>(self.text).map_err(|e| e.to_string())?;
-        self.get().ok_or_else(|| "does not parse".to_string())
-    }
-}
-
-/// The rules, indexed by line; each parsed on first use.
-struct Table {
-    releases: Lazy<Vec<String>>,
-    generic: Lazy<Vec<Rule>>,
-    cross: Lazy<Vec<Rule>>,
-    disk: Lazy<Vec<Rule>>,
-    node_tags: Lazy<Vec<Rule>>,
-    settings: BTreeMap<&'static str, Lazy<SettingEntry>>,
-    parameters: BTreeMap<&'static str, Lazy<Vec<Rule>>>,
-}
-
-/// `"name": value,` → (`name`, `value`). Names are plain (the generator checks them): one with
-/// an escape is not an entry of the layout.
-fn entry_line(line: &'static str) -> Option<(&'static str, &'static str)> {
-    match crate::knowledge::entries::entry_line(line)? {
-        (std::borrow::Cow::Borrowed(name), value) => Some((name, value)),
-        (std::borrow::Cow::Owned(_), _) => None,
-    }
-}
-
-/// Finds every entry of the data file by its line (see tools/gen-longhorn-validation.py).
-fn index(text: &'static str) -> Result<Table, String> {
-    let mut top: BTreeMap<&str, &'static str> = BTreeMap::new();
-    let mut settings = BTreeMap::new();
-    let mut parameters = BTreeMap::new();
-    let mut section: Option<&str> = None;
-    for (n, line) in crate::knowledge::entries::lines(text).enumerate() {
-        let bad = || format!("line {}: not an entry of the layout", n + 1);
+/// Finds every entry of the data file by its line.
+fn index(text: &'static str) -> Result<Rules, DataError> {
+    let bad = |n: usize| {
+        DataError::new(VALIDATION_PATH, format!("line {}: not an entry of the layout", n + 1))
+    };
+    let mut top: Vec<(Cow<'static, str>, &'static str)> = vec![];
+    let mut sections: [Vec<(Cow<'static, str>, &'static str)>; 2] = [vec![], vec![]];
+    let mut section: Option<usize> = None;
+    for (n, line) in entries::lines(text).enumerate() {
         match (section, line) {
             (None, "{" | "}") => {}
             (Some(_), "}" | "},") => section = None,
-            (Some(sec), _) => {
-                let (name, value) = line.strip_prefix("  ").and_then(entry_line).ok_or_else(bad)?;
-                let fresh = match sec {
-                    "setting" => settings.insert(name, Lazy::new(value)).is_none(),
-                    _ => parameters.insert(name, Lazy::new(value)).is_none(),
-                };
-                if !fresh {
-                    return Err(format!("{sec} {name} listed twice"));
-                }
+            (Some(i), _) => {
+                let entry = line.strip_prefix("  ").and_then(entries::entry_line);
+                sections[i].push(entry.ok_or_else(|| bad(n))?);
             }
-            (None, _) => {
-                let (name, value) = entry_line(line).ok_or_else(bad)?;
-                match (name, value) {
-                    ("setting" | "parameter", "{") => section = Some(name),
-                    _ => {
-                        top.insert(name, value);
-                    }
-                }
-            }
+            (None, _) => match entries::entry_line(line).ok_or_else(|| bad(n))? {
+                (name, "{") if name == "setting" => section = Some(0),
+                (name, "{") if name == "parameter" => section = Some(1),
+                entry => top.push(entry),
+            },
         }
     }
-    let mut take = |key: &str| top.remove(key).ok_or_else(|| format!("no `{key}`"));
-    Ok(Table {
-        releases: Lazy::new(take("releases")?),
-        generic: Lazy::new(take("generic")?),
-        cross: Lazy::new(take("cross")?),
-        disk: Lazy::new(take("disk")?),
-        node_tags: Lazy::new(take("node_tags")?),
-        settings,
-        parameters,
+    let releases = top
+        .iter()
+        .find(|(name, _)| name == "releases")
+        .ok_or_else(|| DataError::new(VALIDATION_PATH, "no `releases`"))?;
+    let releases: Vec<String> = serde_json::from_str(releases.1)
+        .map_err(|e| DataError::new(VALIDATION_PATH, format!("releases: {e}")))?;
+    if let Some(r) = releases.iter().find(|r| Release::parse(r).is_none()) {
+        return Err(DataError::new(VALIDATION_PATH, format!("releases: bad release {r}")));
+    }
+    top.retain(|(name, _)| LISTS.contains(&name.as_ref()));
+    if let Some(missing) = LISTS.iter().find(|l| !top.iter().any(|(name, _)| name == *l)) {
+        return Err(DataError::new(VALIDATION_PATH, format!("no `{missing}`")));
+    }
+    let [settings, parameters] = sections;
+    Ok(Rules {
+        releases,
+        lists: Table::new(VALIDATION_PATH, "rules", top)?,
+        settings: Table::new(VALIDATION_PATH, "setting", settings)?,
+        parameters: Table::new(VALIDATION_PATH, "parameter", parameters)?,
     })
 }
 
-fn table() -> &'static Table {
-    static CELL: OnceLock<Table> = OnceLock::new();
-    CELL.get_or_init(|| {
-        // The data is embedded and every entry is parsed by the tests; an empty table is the
-        // safe fallback.
-        index(VALIDATION).unwrap_or(Table {
-            releases: Lazy::new("[]"),
-            generic: Lazy::new("[]"),
-            cross: Lazy::new("[]"),
-            disk: Lazy::new("[]"),
-            node_tags: Lazy::new("[]"),
-            settings: BTreeMap::new(),
-            parameters: BTreeMap::new(),
-        })
-    })
+/// The rules, indexed when a check first reads them.
+static RULES: OnceLock<Result<Rules, DataError>> = OnceLock::new();
+
+/// The rules; `None` when the file does not index ([`data_error`] says why).
+fn table() -> Option<&'static Rules> {
+    RULES.get_or_init(|| index(VALIDATION)).as_ref().ok()
 }
 
-/// The rules of a list entry (empty when it does not parse).
-fn rules(lazy: &'static Lazy<Vec<Rule>>) -> &'static [Rule] {
-    lazy.get().map_or(&[], Vec::as_slice)
+/// What of the data file failed to load so far: the file itself, or an entry a rule read (the
+/// rules went on without it). The check reports it as an internal error.
+pub fn data_error() -> Option<&'static DataError> {
+    match RULES.get()? {
+        Err(e) => Some(e),
+        Ok(t) => t.lists.failure().or_else(|| t.settings.failure()).or(t.parameters.failure()),
+    }
+}
+
+/// The rules of a list (none when it does not parse).
+fn rules(list: &str) -> &'static [Rule] {
+    table().and_then(|t| t.lists.get(list)).map_or(&[], Vec::as_slice)
 }
 
 fn setting_entry(manager_name: &str) -> Option<(&'static str, &'static SettingEntry)> {
-    let (name, lazy) = table().settings.get_key_value(manager_name)?;
-    Some((*name, lazy.get()?))
+    table()?.settings.get_key_value(manager_name)
 }
 
-/// Parses every entry of the data file: `Ok` with the number of entries, or what does not load.
-pub fn check_data() -> Result<usize, String> {
-    let t = index(VALIDATION)?;
-    let mut n = 0;
-    for (what, list) in [
-        ("generic", &t.generic),
-        ("cross", &t.cross),
-        ("disk", &t.disk),
-        ("node_tags", &t.node_tags),
-    ] {
-        n += list.check().map_err(|e| format!("{what}: {e}"))?.len();
-    }
-    let releases = t.releases.check()?;
-    if releases.iter().any(|r| Release::parse(r).is_none()) {
-        return Err(format!("bad release in {releases:?}"));
-    }
-    for (name, e) in &t.settings {
-        n += e.check().map_err(|e| format!("setting {name}: {e}"))?.rule.len();
-    }
-    for (name, p) in &t.parameters {
-        n += p.check().map_err(|e| format!("parameter {name}: {e}"))?.len();
-    }
-    Ok(n)
+/// Parses every entry of the data file: `Ok` with the number of rules, or what does not load.
+pub fn check_data() -> Result<usize, DataError> {
+    check_text(VALIDATION)
+}
+
+fn check_text(text: &'static str) -> Result<usize, DataError> {
+    let t = index(text)?;
+    t.lists.check()?;
+    t.settings.check()?;
+    t.parameters.check()?;
+    let lists: usize = t.lists.iter().map(|(_, l)| l.len()).sum();
+    let settings: usize = t.settings.iter().map(|(_, s)| s.rule.len()).sum();
+    Ok(lists + settings + t.parameters.iter().map(|(_, p)| p.len()).sum::<usize>())
 }
 
 /// The releases the rules cover, oldest first.
 pub fn releases() -> Vec<Release> {
-    table().releases.get().into_iter().flatten().filter_map(|r| Release::parse(r)).collect()
+    table().into_iter().flat_map(|t| &t.releases).filter_map(|r| Release::parse(r)).collect()
 }
 
 /// How a release defines a setting, by the rules' catalogue.
@@ -811,12 +775,8 @@ pub fn setting_facts(release: &str, manager_name: &str) -> Option<SettingFacts> 
 /// The settings (manager names) a release defines, by the rules' catalogue.
 pub fn settings_of(release: &str) -> Vec<&'static str> {
     let Some(r) = Release::parse(release) else { return vec![] };
-    table()
-        .settings
-        .iter()
-        .filter(|(_, s)| s.get().is_some_and(|s| s.span(r).is_some()))
-        .map(|(name, _)| *name)
-        .collect()
+    let Some(t) = table() else { return vec![] };
+    t.settings.iter().filter(|(_, s)| s.span(r).is_some()).map(|(name, _)| name).collect()
 }
 
 // --------------------------------------------------------------------------------- rule engine
@@ -880,7 +840,7 @@ fn check_setting_value(
     let value = raw.trim_matches(' ');
     let engine_specific = !span.engines.is_empty();
     let mut values: Vec<(Option<String>, String)> = vec![(None, value.to_string())];
-    for rule in rules(&table().generic).iter().filter(|rule| rule.applies(r)) {
+    for rule in rules("generic").iter().filter(|rule| rule.applies(r)) {
         match (rule.kind, rule.applies_to) {
             (Kind::Nonempty, Some(AppliesTo::Required)) if span.required && value.is_empty() => {
                 let mut v = verdict(
@@ -2468,7 +2428,7 @@ pub fn disk_annotation_verdicts(
     let Some(r) = Release::parse(release) else {
         return vec![bad_release(release)];
     };
-    let rules: Vec<&Rule> = rules(&table().disk).iter().filter(|rule| rule.applies(r)).collect();
+    let rules: Vec<&Rule> = rules("disk").iter().filter(|rule| rule.applies(r)).collect();
     let mut out = vec![];
     let rule_of = |k: Kind| rules.iter().find(|rule| rule.kind == k).copied();
     let disks = match parse_disk_annotation(annotation) {
@@ -2639,19 +2599,17 @@ mod tests {
     fn the_rules_load_and_name_known_releases() {
         let entries = check_data().unwrap();
         assert!(entries > 130, "{entries} rules");
-        let t = table();
+        let t = table().unwrap();
         let releases = releases();
         assert_eq!(releases.len(), 30);
         assert_eq!(releases.first(), Some(&Release(1, 5, 0)));
         assert_eq!(releases.last(), Some(&Release(1, 12, 1)));
         let known: BTreeSet<Release> = releases.iter().copied().collect();
-        let all_rules = rules(&t.generic)
+        let all_rules = LISTS
             .iter()
-            .chain(rules(&t.cross))
-            .chain(t.settings.values().flat_map(|s| &s.get().unwrap().rule))
-            .chain(t.parameters.values().flat_map(|p| p.get().unwrap()))
-            .chain(rules(&t.disk))
-            .chain(rules(&t.node_tags));
+            .flat_map(|l| rules(l))
+            .chain(t.settings.iter().flat_map(|(_, s)| &s.rule))
+            .chain(t.parameters.iter().flat_map(|(_, p)| p));
         for rule in all_rules {
             let since = Release::parse(&rule.since).unwrap();
             assert!(known.contains(&since), "{:?} since {}", rule.kind, rule.since);
@@ -2665,9 +2623,10 @@ mod tests {
                 assert!(rule.stricter.is_some(), "{:?}: runtime rule without a reason", rule.kind);
             }
         }
-        for (name, s) in &t.settings {
-            assert!(!s.get().unwrap().spans.is_empty(), "{name}");
+        for (name, s) in t.settings.iter() {
+            assert!(!s.spans.is_empty(), "{name}");
         }
+        assert_eq!(data_error(), None);
         // Every release defines a plausible number of settings.
         assert!(settings_of("1.5.0").len() > 60);
         assert!(settings_of("1.12.1").len() > 100);
@@ -2677,24 +2636,79 @@ mod tests {
 
     #[test]
     fn the_data_is_json_laid_out_one_entry_per_line() {
-        // The whole file is JSON, and the line index finds exactly its entries.
+        // The whole file is JSON, and the line index finds exactly its entries, each parsed as
+        // the whole file's value of that entry parses.
         let whole: serde_json::Value = serde_json::from_str(VALIDATION).unwrap();
-        let t = table();
-        for (section, index) in [("setting", t.settings.len()), ("parameter", t.parameters.len())] {
-            assert_eq!(whole[section].as_object().unwrap().len(), index, "{section}");
+        let t = table().unwrap();
+        let same = |what: &str, name: &str, lazy: &dyn fmt::Debug, v: &serde_json::Value| {
+            let from_whole: Box<dyn fmt::Debug> = match what {
+                "setting" => Box::new(serde_json::from_value::<SettingEntry>(v.clone()).unwrap()),
+                _ => Box::new(serde_json::from_value::<Vec<Rule>>(v.clone()).unwrap()),
+            };
+            assert_eq!(format!("{lazy:?}"), format!("{from_whole:?}"), "{what} {name}");
+        };
+        for (section, table) in [("setting", t.settings.len()), ("parameter", t.parameters.len())] {
+            assert_eq!(whole[section].as_object().unwrap().len(), table, "{section}");
         }
-        for (name, entry) in &t.settings {
-            let lazy: serde_json::Value = serde_json::from_str(entry.text).unwrap();
-            assert_eq!(lazy, whole["setting"][*name], "{name}");
+        for (name, entry) in t.settings.iter() {
+            same("setting", name, entry, &whole["setting"][name]);
         }
-        for (name, entry) in &t.parameters {
-            let lazy: serde_json::Value = serde_json::from_str(entry.text).unwrap();
-            assert_eq!(lazy, whole["parameter"][*name], "{name}");
+        for (name, list) in t.parameters.iter() {
+            same("parameter", name, list, &whole["parameter"][name]);
         }
+        for list in LISTS {
+            same("list", list, &rules(list), &whole[list]);
+        }
+        let releases: Vec<String> = serde_json::from_value(whole["releases"].clone()).unwrap();
+        assert_eq!(t.releases, releases);
         assert!(
             whole["inputs"].as_object().unwrap().values().all(|v| v.as_str().unwrap().len() == 64)
         );
-        assert!(index("{\n\"releases\" [1]\n}\n").is_err());
+    }
+
+    /// A data file that does not load, or an entry that does not parse, is a data error naming
+    /// the file (and the entry), never an empty set of rules.
+    #[test]
+    fn a_broken_data_file_is_a_data_error() {
+        for (text, says) in [
+            ("{ not [ data", "line 1"),
+            ("{\n\"releases\" [1]\n}\n", "line 2"),
+            ("{\n\"releases\": [\"1.9\"],\n}\n", "bad release"),
+            ("{\n\"releases\": [],\n\"generic\": [],\n}\n", "no `cross`"),
+        ] {
+            let err = check_text(text).err().unwrap_or_else(|| panic!("{text:?} loads"));
+            assert_eq!(err.path, VALIDATION_PATH);
+            assert!(err.reason.contains(says), "{text:?}: {}", err.reason);
+        }
+        // One entry broken: indexing succeeds, reading the entry fails and is kept.
+        let text: &'static str = Box::leak(
+            VALIDATION
+                .replacen(
+                    "\n  \"snapshot-max-count\": {",
+                    "\n  \"snapshot-max-count\": {\"x\":1,",
+                    1,
+                )
+                .into_boxed_str(),
+        );
+        let t = index(text).unwrap();
+        assert!(t.settings.get("snapshot-max-count").is_none());
+        let failed = t.settings.failure().unwrap();
+        assert_eq!(failed.path, VALIDATION_PATH);
+        assert!(failed.reason.starts_with("setting.snapshot-max-count: "), "{}", failed.reason);
+        assert_eq!(check_text(text).unwrap_err(), *failed);
+        // An entry listed twice.
+        let twice: &'static str = Box::leak(
+            VALIDATION
+                .replacen(
+                    "\n  \"snapshot-max-count\": ",
+                    "\n  \"snapshot-max-count\": {},\n  \"snapshot-max-count\": ",
+                    1,
+                )
+                .into_boxed_str(),
+        );
+        assert!(
+            index(twice).err().unwrap().reason.contains("setting.snapshot-max-count listed twice")
+        );
     }
 
     #[test]
@@ -3830,7 +3844,7 @@ mod tests {
                 for name in settings_of("1.12.1").into_iter().chain(settings_of("1.5.0")) {
                     let _ = setting_verdicts(release, name, s);
                 }
-                for name in table().parameters.keys().copied() {
+                for name in table().unwrap().parameters.keys() {
                     let _ = parameter_verdicts(
                         release,
                         name,

@@ -3,6 +3,9 @@
 //! entry by its line and parses only the entries a command reads.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use super::DataError;
 
 /// `"name": value,` → (`name`, `value`); a name with JSON escapes is unescaped. The name ends
 /// at the first quote not escaped, found without scanning the value.
@@ -39,6 +42,132 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
+}
+
+/// A section of a data file (a release's `settings` or `values`, `validation.json`'s rules): its
+/// keys in order, each entry's JSON text, and the entry once parsed. An entry that does not parse
+/// is a [`DataError`] naming the file and the entry: [`Table::try_get`] returns it;
+/// [`Table::get`] and [`Table::iter`] keep it for [`Table::failure`], which the check reports
+/// as an internal error, and leave the entry out.
+#[derive(Debug)]
+pub struct Table<T> {
+    path: String,
+    section: &'static str,
+    entries: Vec<TableEntry<T>>,
+    failed: OnceLock<DataError>,
+}
+
+#[derive(Debug)]
+struct TableEntry<T> {
+    key: Cow<'static, str>,
+    text: &'static str,
+    parsed: OnceLock<Result<T, DataError>>,
+}
+
+impl<T: serde::de::DeserializeOwned> Table<T> {
+    /// The table of `(key, entry text)` pairs, in any order; a key listed twice is an error.
+    pub(crate) fn new(
+        path: &str,
+        section: &'static str,
+        mut list: Vec<(Cow<'static, str>, &'static str)>,
+    ) -> Result<Self, DataError> {
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(w) = list.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(DataError::new(path, format!("{section}.{} listed twice", w[0].0)));
+        }
+        Ok(Table {
+            path: path.to_string(),
+            section,
+            entries: list
+                .into_iter()
+                .map(|(key, text)| TableEntry { key, text, parsed: OnceLock::new() })
+                .collect(),
+            failed: OnceLock::new(),
+        })
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.entries.binary_search_by(|e| e.key.as_ref().cmp(key)).ok()
+    }
+
+    fn parse(&self, i: usize) -> Result<&T, DataError> {
+        let e = &self.entries[i];
+        e.parsed
+            .get_or_init(|| {
+                serde_json::from_str(e.text).map_err(|err| {
+                    DataError::new(&self.path, format!("{}.{}: {err}", self.section, e.key))
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn kept<'a>(&'a self, r: Result<&'a T, DataError>) -> Option<&'a T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failed.get_or_init(|| e);
+                None
+            }
+        }
+    }
+
+    /// The entry of this key, parsed.
+    pub fn try_get(&self, key: &str) -> Result<Option<&T>, DataError> {
+        self.position(key).map(|i| self.parse(i)).transpose()
+    }
+
+    /// The entry of this key; one that does not parse is kept for [`Table::failure`].
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.kept(self.position(key).map(|i| self.parse(i))?)
+    }
+
+    /// The entry of this key with the key as the table holds it; as [`Table::get`].
+    pub fn get_key_value(&self, key: &str) -> Option<(&str, &T)> {
+        let i = self.position(key)?;
+        Some((self.entries[i].key.as_ref(), self.kept(self.parse(i))?))
+    }
+
+    /// Whether the table has this key (without parsing anything).
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+
+    /// The keys, in order (without parsing anything).
+    pub fn keys(&self) -> impl Iterator<Item = &str> + Clone {
+        self.entries.iter().map(|e| e.key.as_ref())
+    }
+
+    /// The keys from the first at or after `key`, in order (without parsing anything).
+    pub fn keys_from(&self, key: &str) -> impl Iterator<Item = &str> {
+        let start = self.entries.partition_point(|e| e.key.as_ref() < key);
+        self.entries[start..].iter().map(|e| e.key.as_ref())
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every entry, in key order, parsing each; one that does not parse is kept for
+    /// [`Table::failure`] and left out.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        (0..self.entries.len())
+            .filter_map(|i| Some((self.entries[i].key.as_ref(), self.kept(self.parse(i))?)))
+    }
+
+    /// Parses every entry: the first that does not parse.
+    pub fn check(&self) -> Result<(), DataError> {
+        (0..self.entries.len()).try_for_each(|i| self.parse(i).map(drop))
+    }
+
+    /// The first entry that did not parse when read through [`Table::get`] or [`Table::iter`].
+    pub fn failure(&self) -> Option<&DataError> {
+        self.failed.get()
+    }
 }
 
 #[cfg(test)]

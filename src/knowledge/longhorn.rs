@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+pub use super::entries::Table;
 use super::entries::{entry_line, lines};
 use super::{DataError, Minor};
 
@@ -106,109 +107,6 @@ pub struct Release {
     pub behaviour: Behaviour,
     questions: &'static str,
     questions_parsed: OnceLock<Result<BTreeMap<String, Question>, DataError>>,
-}
-
-/// A table of a release's data file (`settings`, `values`): its keys in order, each entry's JSON
-/// text, and the entry once parsed. An entry that does not parse is a [`DataError`]:
-/// [`Table::try_get`] returns it; [`Table::get`] and [`Table::iter`] keep it for
-/// [`Release::data_error`], which the check reports, and leave the entry out.
-#[derive(Debug)]
-pub struct Table<T> {
-    path: String,
-    section: &'static str,
-    entries: Vec<TableEntry<T>>,
-    failed: OnceLock<DataError>,
-}
-
-#[derive(Debug)]
-struct TableEntry<T> {
-    key: Cow<'static, str>,
-    text: &'static str,
-    parsed: OnceLock<Result<T, DataError>>,
-}
-
-impl<T: serde::de::DeserializeOwned> Table<T> {
-    fn new(
-        path: &str,
-        section: &'static str,
-        list: Vec<(Cow<'static, str>, &'static str)>,
-    ) -> Self {
-        Table {
-            path: path.to_string(),
-            section,
-            entries: list
-                .into_iter()
-                .map(|(key, text)| TableEntry { key, text, parsed: OnceLock::new() })
-                .collect(),
-            failed: OnceLock::new(),
-        }
-    }
-
-    fn position(&self, key: &str) -> Option<usize> {
-        self.entries.binary_search_by(|e| e.key.as_ref().cmp(key)).ok()
-    }
-
-    fn parse(&self, i: usize) -> Result<&T, DataError> {
-        let e = &self.entries[i];
-        e.parsed
-            .get_or_init(|| {
-                serde_json::from_str(e.text).map_err(|err| {
-                    DataError::new(&self.path, format!("{}.{}: {err}", self.section, e.key))
-                })
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    fn kept<'a>(&'a self, r: Result<&'a T, DataError>) -> Option<&'a T> {
-        match r {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.failed.get_or_init(|| e);
-                None
-            }
-        }
-    }
-
-    /// The entry of this key, parsed.
-    pub fn try_get(&self, key: &str) -> Result<Option<&T>, DataError> {
-        self.position(key).map(|i| self.parse(i)).transpose()
-    }
-
-    /// The entry of this key; one that does not parse is kept for [`Release::data_error`].
-    pub fn get(&self, key: &str) -> Option<&T> {
-        self.kept(self.position(key).map(|i| self.parse(i))?)
-    }
-
-    /// Whether the table has this key (without parsing anything).
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.position(key).is_some()
-    }
-
-    /// The keys, in order (without parsing anything).
-    pub fn keys(&self) -> impl Iterator<Item = &str> + Clone {
-        self.entries.iter().map(|e| e.key.as_ref())
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Every entry, in key order, parsing each; one that does not parse is kept for
-    /// [`Release::data_error`] and left out.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
-        (0..self.entries.len())
-            .filter_map(|i| Some((self.entries[i].key.as_ref(), self.kept(self.parse(i))?)))
-    }
-
-    /// Parses every entry: the first that does not parse.
-    pub fn check(&self) -> Result<(), DataError> {
-        (0..self.entries.len()).try_for_each(|i| self.parse(i).map(drop))
-    }
 }
 
 /// How a release behaves where lhc must act differently (`behaviour.toml`).
@@ -788,11 +686,7 @@ impl Entry {
                 Some(i) => {
                     let entry = line.strip_prefix("  ").and_then(entry_line);
                     let (key, text) = entry.ok_or_else(|| bad(n, "not an entry"))?;
-                    let list = &mut sections[i];
-                    if list.last().is_some_and(|(prev, _)| *prev >= key) {
-                        return Err(bad(n, &format!("{key} out of order")));
-                    }
-                    list.push((key, text));
+                    sections[i].push((key, text));
                 }
                 None if line == "}" => closed = true,
                 None => match entry_line(line).ok_or_else(|| bad(n, "not an entry"))? {
@@ -826,13 +720,13 @@ impl Entry {
             minor: self.minor,
             patch: self.patch,
             kubernetes_min: self.kubernetes_min,
-            settings: Table::new(&self.path, "settings", settings),
+            settings: Table::new(&self.path, "settings", settings)?,
             behaviour: Behaviour {
                 default_backup_store: !backup_store.is_empty(),
                 ..self.behaviour
             },
             backup_store,
-            values: Table::new(&self.path, "values", values),
+            values: Table::new(&self.path, "values", values)?,
             template_only: template_only.iter().map(|p| segments(p)).collect(),
             recurring_job,
             questions: self.questions,
@@ -919,12 +813,10 @@ impl Release {
             return false;
         }
         let prefix = value_key(segments);
-        let entries = &self.values.entries;
-        let start = entries.partition_point(|e| e.key.as_ref() < prefix.as_str());
-        entries[start..]
-            .iter()
-            .take_while(|e| e.key.starts_with(&prefix))
-            .any(|e| matches!(e.key.as_bytes().get(prefix.len()), Some(b'.' | b'[')))
+        self.values
+            .keys_from(&prefix)
+            .take_while(|key| key.starts_with(&prefix))
+            .any(|key| matches!(key.as_bytes().get(prefix.len()), Some(b'.' | b'[')))
     }
 
     /// Every path values.yaml declares, leaves and maps, by its segments.
@@ -970,15 +862,15 @@ impl Release {
     /// `priorityClass`), in the order of their paths.
     pub fn placed_components(&self) -> Vec<(&str, Vec<&str>)> {
         let mut placed: Vec<(Vec<String>, &str, &str)> = vec![];
-        for (i, entry) in self.values.entries.iter().enumerate() {
-            let Some((component, key)) = entry.key.rsplit_once('.') else { continue };
+        for path in self.values.keys() {
+            let Some((component, key)) = path.rsplit_once('.') else { continue };
             if component.contains(['.', '[', ']'])
                 || component == "defaultSettings"
                 || !matches!(key, "nodeSelector" | "tolerations" | "priorityClass")
             {
                 continue;
             }
-            if self.values.kept(self.values.parse(i)).is_none_or(|leaf| leaf.unread) {
+            if self.values.get(path).is_none_or(|leaf| leaf.unread) {
                 continue;
             }
             placed.push((vec![component.to_string(), key.to_string()], component, key));
@@ -1017,7 +909,7 @@ impl Release {
     /// The first table entry that did not parse when read through [`Table::get`] or
     /// [`Table::iter`] (the check reports it as an internal error).
     pub fn data_error(&self) -> Option<&DataError> {
-        self.settings.failed.get().or_else(|| self.values.failed.get())
+        self.settings.failure().or_else(|| self.values.failure())
     }
 
     /// The release's questions.yaml, by variable path (parsed when first asked for).
