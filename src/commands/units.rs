@@ -63,7 +63,9 @@ pub fn read(path: &Path) -> Result<(Source, Option<Diagnostic>), Box<Diagnostic>
         ))
     })?;
     let invalid = invalid_at.map(|at| {
-        Diagnostic::error(Message::Syntax("the file is not valid UTF-8".into()), at..at + 1)
+        // The text holds U+FFFD where the bad bytes were: the span covers that character.
+        let span = at..at + char::REPLACEMENT_CHARACTER.len_utf8();
+        Diagnostic::error(Message::Syntax("the file is not valid UTF-8".into()), span)
             .with_help("save the file as UTF-8 text")
     });
     Ok((source, invalid))

@@ -218,9 +218,9 @@ impl<'t> Loader<'t> {
     ) -> Result<(), YamlError> {
         let start = self.skip_properties(start, end);
         if self.stack.len() >= self.limits.max_depth {
-            return Err(too_deep(start..start + 1, self.limits.max_depth));
+            return Err(too_deep(self.one_char(start), self.limits.max_depth));
         }
-        self.count(1, &(start..start + 1))?;
+        self.count(1, &self.one_char(start))?;
         let style =
             if self.text[start..].starts_with(['[', '{']) { Style::Flow } else { Style::Block };
         let kind = if is_seq { FrameKind::Seq(vec![]) } else { FrameKind::Map(vec![], None) };
@@ -510,9 +510,14 @@ impl<'t> Loader<'t> {
         })
     }
 
+    /// The span of the character at a byte offset (empty at the end of the text).
+    fn one_char(&self, at: usize) -> Span {
+        at..at + self.text.get(at..).and_then(|t| t.chars().next()).map_or(0, char::len_utf8)
+    }
+
     fn scan_error(&mut self, e: &ScanError) -> YamlError {
         let at = self.offsets.byte(e.marker().index());
-        let len = self.text[at..].chars().next().map_or(0, char::len_utf8);
+        let len = self.one_char(at).len();
         if e.info() == "recursion limit exceeded" {
             return too_deep(at..at + len, self.limits.max_depth);
         }
@@ -538,9 +543,8 @@ impl<'t> Loader<'t> {
             // on an earlier line is nearly always the cause: a bracket left open.
             let unexplained = err.message.starts_with("this is not valid YAML");
             if unexplained && open.start < line_start {
-                let indent = self.text[line_start..].len()
-                    - self.text[line_start..].trim_start_matches([' ', '\t']).len();
-                err.span = line_start + indent..line_start + indent + 1;
+                let rest = self.text[line_start..].trim_start_matches([' ', '\t']);
+                err.span = self.one_char(line_start + self.text[line_start..].len() - rest.len());
                 err.message = format!("{kind} is not closed before this line");
                 err.help = Some(format!(
                     "close it with `{close}` on the line it opens on, or quote a value that starts with `{}`",

@@ -114,6 +114,27 @@ fn json_messages_carry_positions_and_codes() {
     assert_eq!(d["help"], "did you mean `provider`?");
 }
 
+/// A cluster file that is not UTF-8: the first bad byte is marked, one character wide, on its
+/// line and column, in both formats.
+#[test]
+fn a_file_that_is_not_utf8_is_marked_where_it_stops_being_text() {
+    let t = Test::new();
+    std::fs::write(t.path().join("c.toml"), b"[cluster]\nname = \"caf\xe9\"\n").unwrap();
+    let out = t.run_args(&["check", "--message-format", "json", "c.toml"]);
+    out.code(1);
+    let first: serde_json::Value =
+        serde_json::from_str(out.stderr.lines().next().unwrap()).unwrap();
+    assert_eq!(first["message"], "the file is not valid UTF-8", "{}", out.stderr);
+    let at = |k: &str| first[k].as_u64();
+    assert_eq!(
+        (at("line"), at("column"), at("end_line"), at("end_column")),
+        (Some(2), Some(12), Some(2), Some(13))
+    );
+    let out = t.run_args(&["check", "c.toml"]);
+    out.code(1);
+    assert!(out.stderr.contains("c.toml:2:12"), "{}", out.stderr);
+}
+
 #[test]
 fn every_error_is_reported_not_only_the_first() {
     let out = Test::new()

@@ -521,6 +521,14 @@ fn syntax_errors_say_where_and_what_to_do() {
         ((2, 3), "a `[` list is not closed before this line")
     );
     assert_eq!(e[0].labels[0].span, 8..9);
+    // The line's first character is underlined whole, however many bytes it takes (a fuzzing
+    // campaign found `é` cut in half).
+    let text = "spec:\n  chart:\n    spec:\n      ref: {kind\n é : Helm}\n  values:\n    a: 1\n";
+    let e = errors(text);
+    assert_eq!(
+        (e[0].span.clone(), e[0].message.as_str()),
+        (43..45, "a `{` mapping is not closed before this line")
+    );
     let e = errors("a: \"never closed\n");
     assert!(e[0].message.contains("not closed"), "{}", e[0].message);
     let e = errors("url: http://x: y\n");
@@ -573,7 +581,10 @@ fn lhc_survives_arbitrary_bytes_as_yaml() {
         }
         let in_text = |e: &YamlError| {
             assert!(e.span.start <= e.span.end && e.span.end <= text.len(), "{e:?}");
-            assert!(text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end));
+            assert!(
+                text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end),
+                "{e:?} in {text:?}"
+            );
             let _ = e.render(&text);
         };
         match parse_spanned(&text, &Limits::default()) {
