@@ -86,6 +86,40 @@ pub fn from_bytes(bytes: &[u8]) -> Result<&str, YamlError> {
     std::str::from_utf8(bytes).map_err(|e| error::not_utf8(bytes, &e))
 }
 
+/// Bytes that are not UTF-8 as text to show their error with: each invalid sequence becomes one
+/// U+FFFD, as [`String::from_utf8_lossy`] writes it, and the error's spans ([`from_bytes`]'s are
+/// byte offsets of the input) move to match.
+pub fn lossy(bytes: &[u8], mut e: YamlError) -> (String, YamlError) {
+    let at = |offset: usize| lossy_offset(bytes, offset);
+    e.span = at(e.span.start)..at(e.span.end);
+    for label in &mut e.labels {
+        label.span = at(label.span.start)..at(label.span.end);
+    }
+    (String::from_utf8_lossy(bytes).into_owned(), e)
+}
+
+/// Where byte `offset` of `bytes` is in their lossy text: inside an invalid sequence, at the
+/// start of its U+FFFD.
+fn lossy_offset(bytes: &[u8], offset: usize) -> usize {
+    let (mut read, mut written) = (0, 0);
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid().len();
+        if offset <= read + valid {
+            return written + offset - read;
+        }
+        (read, written) = (read + valid, written + valid);
+        let invalid = chunk.invalid().len();
+        if invalid == 0 {
+            break;
+        }
+        if offset < read + invalid {
+            return written;
+        }
+        (read, written) = (read + invalid, written + char::REPLACEMENT_CHARACTER.len_utf8());
+    }
+    written
+}
+
 /// Limits for lhc's own output (and the tests' fixtures): no size limit, since a large cluster
 /// writes large files; the depth and alias limits stay.
 fn own_output() -> Limits {
@@ -150,6 +184,26 @@ fn needs_escape(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lossy_text_spans_cover_the_replacement_character() {
+        for (bytes, span, text, shown) in [
+            (&b"a: \xe2\x9c"[..], 3..5, "a: \u{fffd}", 3..6),
+            (b"a: caf\xe9 b\n", 6..7, "a: caf\u{fffd} b\n", 6..9),
+            (b"\xff\xfea\x00", 0..2, "\u{fffd}\u{fffd}a\0", 0..6),
+            (b"ok\xffthen\xff", 2..3, "ok\u{fffd}then\u{fffd}", 2..5),
+        ] {
+            let e = from_bytes(bytes).unwrap_err();
+            assert_eq!(e.span, span, "{bytes:?}");
+            let (lossy_text, e) = lossy(bytes, e);
+            assert_eq!((lossy_text.as_str(), e.span.clone()), (text, shown), "{bytes:?}");
+            assert!(lossy_text.get(e.span).is_some());
+        }
+        // Offsets after an invalid sequence move by the width of its U+FFFD.
+        assert_eq!(lossy_offset(b"ok\xffthen", 4), 6);
+        assert_eq!(lossy_offset(b"ok\xe2\x9cthen", 5), 6);
+        assert_eq!(lossy_offset(b"plain", 9), 5);
+    }
 
     #[test]
     fn quoted_strings_read_back_exactly() {

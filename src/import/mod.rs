@@ -210,9 +210,9 @@ pub fn run(files: Vec<InputFile>, options: &Options) -> Imported {
                     docs.push(parsed);
                 }
                 Err(e) => {
+                    let (text, e) = crate::yaml::lossy(&bytes, e);
                     findings.push(Finding::yaml(i, e));
-                    sources
-                        .push(Source::new(&f.name, String::from_utf8_lossy(&bytes).into_owned()));
+                    sources.push(Source::new(&f.name, text));
                     docs.push(vec![]);
                 }
             },
