@@ -64,7 +64,7 @@ const INTERESTING: &[&[u8]] = &[
     b"{ v1 = 1 }",
 ];
 
-fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+fn mutate(rng: &mut Rng, input: &[u8], pieces: &[&[u8]]) -> Vec<u8> {
     let mut bytes = input.to_vec();
     for _ in 0..=rng.below(3) {
         let at = rng.below(bytes.len() + 1);
@@ -74,7 +74,7 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
             }
             1 if at < bytes.len() => bytes[at] = rng.next() as u8,
             2 => {
-                let piece = INTERESTING[rng.below(INTERESTING.len())];
+                let piece = *rng.pick(pieces);
                 bytes.splice(at..at, piece.iter().copied());
             }
             _ => {
@@ -98,7 +98,15 @@ fn compile(text: &str) {
         out_name: "out".into(),
     };
     let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
-    // Diagnostics must render, too (spans inside the text, on character boundaries).
+    // Every span lies inside the text, on character boundaries, and diagnostics render.
+    for d in &compiled.diagnostics {
+        for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
+            assert!(
+                span.start <= span.end && text.get(span.clone()).is_some(),
+                "{span:?} of {d:?} is not a piece of the text"
+            );
+        }
+    }
     let source = Source::new("fuzz.toml", text);
     let _ = lhc::diagnostic::render::human(&compiled.diagnostics, Some(&source), false);
     let _ = lhc::diagnostic::render::json(&compiled.diagnostics, Some(&source));
@@ -129,7 +137,7 @@ fn no_mutation_panics() {
     let (rounds, mut rng) = campaign(1500, 0x5eed_1e55_f00d);
     for (name, text) in seeds() {
         for round in 0..rounds {
-            let bytes = mutate(&mut rng, text.as_bytes());
+            let bytes = mutate(&mut rng, text.as_bytes(), INTERESTING);
             let text = String::from_utf8_lossy(&bytes).into_owned();
             if std::panic::catch_unwind(|| compile(&text)).is_err() {
                 panic!("{name} mutation {round} panics:\n{text}");
@@ -144,7 +152,7 @@ fn the_binary_answers_mutated_files_with_0_or_1() {
     let (_, text) = seeds().into_iter().find(|(n, _)| n.ends_with("hcloud-longhorn.toml")).unwrap();
     let t = Test::new();
     for round in 0..rounds {
-        let bytes = mutate(&mut rng, text.as_bytes());
+        let bytes = mutate(&mut rng, text.as_bytes(), INTERESTING);
         std::fs::write(t.path().join("m.toml"), &bytes).unwrap();
         let out = t.run_args(&["build", "m.toml", "-o", "out"]);
         assert!(
@@ -176,7 +184,7 @@ fn no_mutated_benchmark_log_panics_the_report() {
     logs.sort();
     for (name, bytes) in logs {
         for round in 0..rounds {
-            let mutated = mutate(&mut rng, &bytes);
+            let mutated = mutate(&mut rng, &bytes, INTERESTING);
             let text = String::from_utf8_lossy(&mutated).into_owned();
             let result = std::panic::catch_unwind(|| {
                 let parsed = lhc::results::parse(&text, "fuzz.log");
@@ -187,6 +195,106 @@ fn no_mutated_benchmark_log_panics_the_report() {
                 let _ = lhc::results::chart::svg(&report);
             });
             assert!(result.is_ok(), "{name} mutation {round} panics the report:\n{text}");
+        }
+    }
+}
+
+/// Pieces that change what YAML means.
+const YAML_PIECES: &[&[u8]] = &[
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b"&a ",
+    b"*a",
+    b"\t",
+    b"\r",
+    b"\"",
+    b"'",
+    b"|",
+    b">-",
+    b"<<: ",
+    b"? ",
+    b"- ",
+    b"!!int ",
+    b"#",
+    b":",
+    b"\xef\xbb\xbf",
+    b"\xc3\xa9",
+    b"\n  ",
+    b"\n",
+    b"null",
+    b"~",
+    b"1e9",
+    b"-1",
+    b"true",
+    b"0x10",
+    b"\xff",
+];
+
+/// `lhc import` of mutated inputs (each case's YAML files, one of them damaged per round): no
+/// panic, every diagnostic inside its file on character boundaries, and the cluster file it
+/// writes, whatever it holds, is TOML that lhc reads without a syntax error.
+#[test]
+fn no_mutated_import_panics_or_writes_broken_toml() {
+    use lhc::import::{Contents, InputFile, Options};
+    let (rounds, mut rng) = campaign(100, 0x001a_90e7_f1e5);
+    let mut cases = vec![];
+    for case in std::fs::read_dir(repo().join("tests/import")).unwrap() {
+        let dir = case.unwrap().path();
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "yaml") && !p.ends_with("expected-values.yaml")
+            })
+            .map(|p| {
+                (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        if !files.is_empty() {
+            cases.push((dir.display().to_string(), files));
+        }
+    }
+    assert!(cases.len() >= 6, "{cases:?}");
+    for (case, files) in &cases {
+        for round in 0..rounds {
+            let damaged = rng.below(files.len());
+            let mut inputs = files.clone();
+            inputs[damaged].1 = mutate(&mut rng, &files[damaged].1, YAML_PIECES);
+            let run = || {
+                let inputs = inputs
+                    .iter()
+                    .map(|(name, b)| InputFile {
+                        name: name.clone(),
+                        contents: Contents::Bytes(b.clone()),
+                    })
+                    .collect();
+                let imported = lhc::import::run(inputs, &Options::default());
+                for (source, diagnostics) in imported.sources.iter().zip(&imported.diagnostics) {
+                    for d in diagnostics {
+                        for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
+                            assert!(source.text.get(span.clone()).is_some(), "{span:?} of {d:?}");
+                        }
+                    }
+                }
+                if let Some(cluster) = &imported.cluster {
+                    for d in &imported.own {
+                        if let Some(span) = &d.span {
+                            assert!(cluster.text.get(span.clone()).is_some(), "{span:?} of {d:?}");
+                        }
+                    }
+                    let (_, diagnostics) = lhc::check(cluster);
+                    let syntax: Vec<_> =
+                        diagnostics.iter().filter(|d| d.message.code() == "syntax").collect();
+                    assert!(syntax.is_empty(), "{syntax:?} in\n{}", cluster.text);
+                }
+            };
+            if let Err(e) = std::panic::catch_unwind(run) {
+                let text = String::from_utf8_lossy(&inputs[damaged].1);
+                panic!("{case} round {round}, {} damaged:\n{text}\n{e:?}", inputs[damaged].0);
+            }
         }
     }
 }
