@@ -298,3 +298,108 @@ fn no_mutated_import_panics_or_writes_broken_toml() {
         }
     }
 }
+
+/// Values a hand-edited or foreign `.lhc-manifest.json` may hold where lhc wrote others.
+fn hostile_value(rng: &mut Rng) -> serde_json::Value {
+    use serde_json::json;
+    let pick = [
+        json!(""),
+        json!("9.9.9"),
+        json!("1.4.0"),
+        json!("1.12"),
+        json!("v1.9.2"),
+        json!("-1"),
+        json!("nan"),
+        json!("é\u{0}\u{202e}"),
+        json!("a".repeat(300)),
+        json!(0),
+        json!(-1),
+        json!(4_294_967_295_u64),
+        json!(18_446_744_073_709_551_615_u64),
+        json!(1e308),
+        json!(true),
+        json!(null),
+        json!([]),
+        json!({}),
+        json!(["x", "", "x"]),
+        json!({"x": "y", "": ""}),
+    ];
+    rng.pick(&pick).clone()
+}
+
+/// Replaces, removes or adds one value somewhere in `v`.
+fn damage(rng: &mut Rng, v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) if !map.is_empty() && rng.chance(80) => {
+            let key = map.keys().nth(rng.below(map.len())).cloned().unwrap_or_default();
+            match rng.below(6) {
+                0 => {
+                    map.remove(&key);
+                }
+                1 => {
+                    let copy = map[&key].clone();
+                    map.insert(format!("{key}-{}", rng.below(9)), copy);
+                }
+                2 => {
+                    map.insert(key, hostile_value(rng));
+                }
+                _ => damage(rng, map.get_mut(&key).unwrap()),
+            }
+        }
+        Value::Array(items) if !items.is_empty() && rng.chance(80) => {
+            let i = rng.below(items.len());
+            match rng.below(4) {
+                0 => {
+                    items.remove(i);
+                }
+                1 => items.push(items[i].clone()),
+                _ => damage(rng, &mut items[i]),
+            }
+        }
+        _ => *v = hostile_value(rng),
+    }
+}
+
+/// `lhc diff` and the upgrade checks against a previous build whose manifest facts were edited
+/// by hand into anything that still has their shape: no panic, in either direction, and every
+/// warning renders.
+#[test]
+fn no_damaged_manifest_facts_panic_the_diff() {
+    let (rounds, mut rng) = campaign(150, 0xd1ff_fac7_5eed);
+    for (name, text) in seeds().into_iter().filter(|(n, _)| n.contains("profiles/")) {
+        let origin =
+            Origin { input: "p.toml".into(), command: "lhc build".into(), out_name: "out".into() };
+        let compiled = lhc::compile(&Source::new("p.toml", text), origin);
+        let new = compiled.output.unwrap_or_else(|| panic!("{name} builds")).plan.facts;
+        let written = serde_json::to_value(&new).unwrap();
+        let (mut read, mut tried, mut warned) = (0, 0, 0);
+        while read < rounds {
+            tried += 1;
+            assert!(tried < rounds * 20, "{name}: too few damaged facts still read");
+            let mut v = written.clone();
+            for _ in 0..=rng.below(3) {
+                damage(&mut rng, &mut v);
+            }
+            let text = serde_json::json!({"format": 2, "files": {}, "facts": v}).to_string();
+            let Some(old) = lhc::emit::manifest::parse(&text).facts else { continue };
+            read += 1;
+            let result = std::panic::catch_unwind(|| {
+                let options = lhc::diff::Options::default();
+                let mut said = 0;
+                for (a, b) in [(&old, &new), (&new, &old), (&old, &old)] {
+                    let warnings = lhc::diff::compare(a, b, &options);
+                    said += warnings.len();
+                    let _ = lhc::diagnostic::render::human(&warnings, None, false);
+                }
+                said
+            });
+            let said = result.unwrap_or_else(|_| panic!("{name}: facts {v} panic the diff"));
+            warned += usize::from(said > 0);
+        }
+        // The damage reaches the comparisons: many rounds have something to say.
+        if new.chart.is_some() {
+            assert!(warned * 4 > rounds, "{name}: only {warned} of {rounds} rounds warned");
+        }
+    }
+}
