@@ -403,3 +403,49 @@ fn no_damaged_manifest_facts_panic_the_diff() {
         }
     }
 }
+
+/// A previous build with a manifest of lhc's first format (hashes only) whose values file,
+/// StorageClasses or `nodes.sh` were then damaged: diff reads its facts back from those files,
+/// and never panics.
+#[test]
+fn no_damaged_old_build_panics_the_diff() {
+    use std::collections::BTreeMap;
+    let (rounds, mut rng) = campaign(60, 0x01d0_b01d_f11e);
+    let (name, text) =
+        seeds().into_iter().find(|(n, _)| n.ends_with("profiles/hcloud-longhorn.toml")).unwrap();
+    let origin =
+        Origin { input: "p.toml".into(), command: "lhc build".into(), out_name: "out".into() };
+    let output = lhc::compile(&Source::new("p.toml", text), origin).output.unwrap();
+    let (plan, tree) = (output.plan, output.tree);
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join(&plan.cluster);
+    let mut hashes = BTreeMap::new();
+    for (path, text) in &tree {
+        let rel = path.strip_prefix(&format!("{}/", plan.cluster)).unwrap();
+        std::fs::create_dir_all(cluster.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(cluster.join(rel), text).unwrap();
+        hashes.insert(rel.to_string(), lhc::names::sha256_hex(text.as_bytes()));
+    }
+    let manifest = serde_json::json!({ "files": hashes }).to_string();
+    std::fs::write(cluster.join(lhc::emit::MANIFEST), manifest).unwrap();
+    let shell: &[&[u8]] = &[b"'", b"\"", b"\\", b"$(", b"`", b"\n", b"=", b" ", b"{", b"}", b"#"];
+    for round in 0..rounds {
+        let file = *rng.pick(&["longhorn-values.yaml", "storageclasses.yaml", "nodes.sh"]);
+        let good = &tree[&format!("{}/{file}", plan.cluster)];
+        let pieces = if file == "nodes.sh" { shell } else { YAML_PIECES };
+        let damaged = mutate(&mut rng, good.as_bytes(), pieces);
+        std::fs::write(cluster.join(file), &damaged).unwrap();
+        let result = std::panic::catch_unwind(|| {
+            let changes = lhc::emit::prepare(dir.path(), &plan.cluster, &tree, &plan.facts, false);
+            let options = lhc::diff::Options::default();
+            let d = lhc::diff::diff(&plan, &tree, changes, "out", &options);
+            let _ = lhc::diagnostic::render::human(&d.warnings, None, false);
+            d.warnings.iter().any(|w| w.message.code() == "old-manifest")
+        });
+        let noted = result.unwrap_or_else(|_| {
+            panic!("{name}: round {round}, damaged {file}:\n{}", String::from_utf8_lossy(&damaged))
+        });
+        assert!(noted, "the old manifest is read as one");
+        std::fs::write(cluster.join(file), good).unwrap();
+    }
+}
