@@ -104,6 +104,14 @@ pub fn parse(source: &Source) -> Result<Parsed, Vec<Diagnostic>> {
     let document = Document::parse(source.text.clone()).map_err(|e| {
         let message = e.message().trim_end().to_string();
         let span = e.span().map(|s| one_line(source, s));
+        // The TOML reader says this of a key of too many dotted parts, without a place.
+        if message == "recursion limit" && span.is_none() {
+            let d = Diagnostic::error(
+                Message::Syntax(format!("a key has more than {KEY_PARTS} dotted parts")),
+                long_key(source),
+            );
+            return vec![d.with_help("TOML's reader nests no deeper; shorten the key")];
+        }
         vec![
             Diagnostic::error(Message::Syntax(format!("invalid TOML: {message}")), span)
                 .with_help("see https://toml.io for the syntax"),
@@ -115,6 +123,24 @@ pub fn parse(source: &Source) -> Result<Parsed, Vec<Diagnostic>> {
 }
 
 /// A span cut at the end of its first line, so a caret never runs across lines.
+/// The most parts a dotted key may have (toml_edit's recursion limit).
+const KEY_PARTS: usize = 80;
+
+/// The first line with a key of more than [`KEY_PARTS`] parts (dots counted before the `=`, or
+/// in a table header), if one is plain to see.
+fn long_key(source: &Source) -> Option<Span> {
+    let mut start = 0;
+    for line in source.text.split_inclusive('\n') {
+        let key = line.trim_start().split('=').next().unwrap_or_default();
+        if key.matches('.').count() >= KEY_PARTS {
+            let text = line.trim_end();
+            return Some(start..start + text.len());
+        }
+        start += line.len();
+    }
+    None
+}
+
 fn one_line(source: &Source, span: Span) -> Span {
     let start = source.floor_char_boundary(span.start);
     let end = source.text[start..].find('\n').map_or(span.end, |i| span.end.min(start + i));
@@ -241,6 +267,23 @@ mod tests {
         // A pointer with no place of its own falls back to the closest enclosing one.
         let fallback = p.index.value_span("/pool/0/nodes/1/nothing").unwrap();
         assert_eq!(&source.text[fallback], "\"n2\"");
+    }
+
+    #[test]
+    fn a_key_of_too_many_parts_is_shown_at_its_line() {
+        let key = |parts: usize| vec!["a"; parts].join(".");
+        for (text, line) in [
+            (format!("[cluster]\nname = \"a\"\n{} = 1\n", key(KEY_PARTS + 1)), 3),
+            (format!("[cluster]\n\n\n[{}]\n", key(KEY_PARTS + 5)), 4),
+        ] {
+            let source = Source::new("t.toml", text);
+            let err = parse(&source).unwrap_err();
+            assert!(err[0].message.to_string().contains("more than 80 dotted parts"), "{err:?}");
+            let span = err[0].span.clone().unwrap();
+            assert_eq!(source.position(span.start).line, line);
+        }
+        // The reader's own limit: one part fewer parses.
+        assert!(parse(&Source::new("t.toml", format!("{} = 1\n", key(KEY_PARTS)))).is_ok());
     }
 
     #[test]
