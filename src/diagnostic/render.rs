@@ -66,7 +66,16 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
     };
     let text = d.message.to_string();
     let title = level.primary_title(text.as_str()).id(d.code());
+    let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));
+    let longest = spans.map(|s| longest_line(source, s)).max().unwrap_or(0);
     let mut group = match &d.span {
+        // A line too long to show (minified JSON, a binary pasted into a log): its place only.
+        Some(span) if longest > MAX_SHOWN_LINE => {
+            let at = source.position(span.start);
+            let origin = Origin::path(name.as_str()).line(at.line).char_column(at.column);
+            let why = format!("the line is {longest} bytes long, too long to show");
+            title.element(origin).element(Level::NOTE.message(why))
+        }
         Some(span) => {
             // Only the lines the annotations touch are handed to the renderer: a file with
             // thousands of diagnostics renders in time proportional to it, not to its square.
@@ -101,6 +110,16 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
     }
     let report: [Group<'_>; 1] = [group];
     renderer.render(&report)
+}
+
+/// Lines longer than this are not shown: the snippet renderer keeps a styled cell for every
+/// character of the lines it shows, dozens of bytes each.
+const MAX_SHOWN_LINE: usize = 16 * 1024;
+
+/// The length of the longest line a span touches, in bytes.
+fn longest_line(source: &Source, span: &Span) -> usize {
+    let (window, _) = source.lines_of(span);
+    source.text[window].split('\n').map(str::len).max().unwrap_or(0)
 }
 
 /// A closing line such as `error: 2 errors; nothing was written` (not a diagnostic of its own:
@@ -184,4 +203,32 @@ pub fn json(diagnostics: &[Diagnostic], source: Option<&Source>) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Message;
+
+    fn shown(text: String, span: Span) -> String {
+        let source = Source::new("big.toml", text);
+        human(&[Diagnostic::error(Message::Syntax("bad".into()), span)], Some(&source), false)
+    }
+
+    #[test]
+    fn a_line_too_long_to_show_gives_its_place_only() {
+        let line = |n: usize| format!("a = 1\nx = \"{}\"\n", "y".repeat(n));
+        // Up to the limit, the line is shown (the renderer cuts it to the terminal's width).
+        let at_limit = shown(line(MAX_SHOWN_LINE - 6), 6..7);
+        assert!(at_limit.contains("2 | x = \"yyy"), "{at_limit}");
+        // Beyond it, only where: the same line and column, and why.
+        let text = shown(line(MAX_SHOWN_LINE * 64), 10..11);
+        assert!(text.contains("--> big.toml:2:5"), "{text}");
+        assert!(text.contains("note: the line is 1048582 bytes long, too long to show"), "{text}");
+        assert!(text.len() < 200, "{text}");
+        // A label on the long line counts too.
+        let source = Source::new("big.toml", line(MAX_SHOWN_LINE * 2));
+        let d = Diagnostic::error(Message::Syntax("bad".into()), 0..1).with_label(8..9, "here");
+        assert!(human(&[d], Some(&source), false).contains("too long to show"));
+    }
 }
