@@ -157,7 +157,11 @@ fn first_error(text: &str, errors: &[YamlError]) -> String {
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    // Printable ASCII but `"` and `\` is copied as it is, in one piece.
+    let plain = s.bytes().position(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
+    let (head, rest) = s.split_at(plain.unwrap_or(s.len()));
+    out.push_str(head);
+    for c in rest.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
