@@ -54,7 +54,6 @@
 //! the generic rules) only when a check first asks for it, so a cluster file pays for the
 //! settings and parameters it uses, not for the whole catalogue.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
@@ -658,27 +657,8 @@ const LISTS: [&str; 4] = ["generic", "cross", "disk", "node_tags"];
 
 /// Finds every entry of the data file by its line.
 fn index(text: &'static str) -> Result<Rules, DataError> {
-    let bad = |n: usize| {
-        DataError::new(VALIDATION_PATH, format!("line {}: not an entry of the layout", n + 1))
-    };
-    let mut top: Vec<(Cow<'static, str>, &'static str)> = vec![];
-    let mut sections: [Vec<(Cow<'static, str>, &'static str)>; 2] = [vec![], vec![]];
-    let mut section: Option<usize> = None;
-    for (n, line) in entries::lines(text).enumerate() {
-        match (section, line) {
-            (None, "{" | "}") => {}
-            (Some(_), "}" | "},") => section = None,
-            (Some(i), _) => {
-                let entry = line.strip_prefix("  ").and_then(entries::entry_line);
-                sections[i].push(entry.ok_or_else(|| bad(n))?);
-            }
-            (None, _) => match entries::entry_line(line).ok_or_else(|| bad(n))? {
-                (name, "{") if name == "setting" => section = Some(0),
-                (name, "{") if name == "parameter" => section = Some(1),
-                entry => top.push(entry),
-            },
-        }
-    }
+    let (mut top, [settings, parameters]) =
+        entries::read_layout(VALIDATION_PATH, text, ["setting", "parameter"])?;
     let releases = top
         .iter()
         .find(|(name, _)| name == "releases")
@@ -692,7 +672,6 @@ fn index(text: &'static str) -> Result<Rules, DataError> {
     if let Some(missing) = LISTS.iter().find(|l| !top.iter().any(|(name, _)| name == *l)) {
         return Err(DataError::new(VALIDATION_PATH, format!("no `{missing}`")));
     }
-    let [settings, parameters] = sections;
     Ok(Rules {
         releases,
         lists: Table::new(VALIDATION_PATH, "rules", top)?,

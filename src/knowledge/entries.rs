@@ -44,6 +44,50 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// One entry of a data file: its name and its value's JSON text.
+pub(crate) type RawEntry = (Cow<'static, str>, &'static str);
+
+/// A data file laid out one entry per line (its `layout` entry says how): `{`, then top-level
+/// entries and the two `sections` (`"name": {`, one indented entry per line, `}` or `},`),
+/// then `}`. Returns the top-level entries and each section's, found by their lines alone.
+pub(crate) fn read_layout(
+    path: &str,
+    text: &'static str,
+    sections: [&str; 2],
+) -> Result<(Vec<RawEntry>, [Vec<RawEntry>; 2]), DataError> {
+    let bad = |n: usize, what: &str| {
+        DataError::new(path, format!("line {}: {what} (see its `layout`)", n + 1))
+    };
+    let mut lines = lines(text).enumerate();
+    if lines.next().map(|(_, l)| l) != Some("{") {
+        return Err(bad(0, "not a table of this layout"));
+    }
+    let mut top = vec![];
+    let mut found: [Vec<RawEntry>; 2] = [vec![], vec![]];
+    let mut section: Option<usize> = None;
+    let mut closed = false;
+    for (n, line) in lines {
+        match section {
+            _ if closed => return Err(bad(n, "text after the end")),
+            Some(_) if line == "}" || line == "}," => section = None,
+            Some(i) => {
+                let entry = line.strip_prefix("  ").and_then(entry_line);
+                found[i].push(entry.ok_or_else(|| bad(n, "not an entry"))?);
+            }
+            None if line == "}" => closed = true,
+            None => match entry_line(line).ok_or_else(|| bad(n, "not an entry"))? {
+                (key, "{") if key == sections[0] => section = Some(0),
+                (key, "{") if key == sections[1] => section = Some(1),
+                entry => top.push(entry),
+            },
+        }
+    }
+    if !closed || section.is_some() {
+        return Err(DataError::new(path, "ends early"));
+    }
+    Ok((top, found))
+}
+
 /// A section of a data file (a release's `settings` or `values`, `validation.json`'s rules): its
 /// keys in order, each entry's JSON text, and the entry once parsed. An entry that does not parse
 /// is a [`DataError`] naming the file and the entry: [`Table::try_get`] returns it;
@@ -69,7 +113,7 @@ impl<T: serde::de::DeserializeOwned> Table<T> {
     pub(crate) fn new(
         path: &str,
         section: &'static str,
-        mut list: Vec<(Cow<'static, str>, &'static str)>,
+        mut list: Vec<RawEntry>,
     ) -> Result<Self, DataError> {
         list.sort_by(|a, b| a.0.cmp(&b.0));
         if let Some(w) = list.windows(2).find(|w| w[0].0 == w[1].0) {

@@ -13,7 +13,6 @@
 //! (its data file has one entry per line) and parses a setting or values key when it first reads
 //! it ([`Table`]); the curated files are parsed when a rule first needs them.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -21,7 +20,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::entries::Table;
-use super::entries::{entry_line, lines};
+use super::entries::read_layout;
 use super::{DataError, Minor};
 
 pub const INDEX_PATH: &str = "data/longhorn/releases/index.json";
@@ -668,37 +667,7 @@ impl Entry {
     // Out of line, so that a profile shows what indexing costs (issue 9).
     #[inline(never)]
     fn index(&self) -> Result<Release, DataError> {
-        let bad = |n: usize, what: &str| {
-            DataError::new(&self.path, format!("line {}: {what} (see its `layout`)", n + 1))
-        };
-        let mut lines = lines(self.text).enumerate();
-        if lines.next().map(|(_, l)| l) != Some("{") {
-            return Err(bad(0, "not a release table"));
-        }
-        let mut top: Vec<(Cow<'static, str>, &'static str)> = vec![];
-        let mut sections: [Vec<(Cow<'static, str>, &'static str)>; 2] = [vec![], vec![]];
-        let mut section: Option<usize> = None;
-        let mut closed = false;
-        for (n, line) in lines {
-            match section {
-                _ if closed => return Err(bad(n, "text after the end")),
-                Some(_) if line == "}" || line == "}," => section = None,
-                Some(i) => {
-                    let entry = line.strip_prefix("  ").and_then(entry_line);
-                    let (key, text) = entry.ok_or_else(|| bad(n, "not an entry"))?;
-                    sections[i].push((key, text));
-                }
-                None if line == "}" => closed = true,
-                None => match entry_line(line).ok_or_else(|| bad(n, "not an entry"))? {
-                    (key, "{") if key == "settings" => section = Some(0),
-                    (key, "{") if key == "values" => section = Some(1),
-                    entry => top.push(entry),
-                },
-            }
-        }
-        if !closed || section.is_some() {
-            return Err(DataError::new(&self.path, "ends early"));
-        }
+        let (top, sections) = read_layout(&self.path, self.text, ["settings", "values"])?;
         let [settings, values] = sections;
         if settings.is_empty() || values.is_empty() {
             return Err(DataError::new(&self.path, "no `settings` or no `values`"));
