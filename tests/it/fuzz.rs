@@ -91,6 +91,19 @@ fn mutate(rng: &mut Rng, input: &[u8], pieces: &[&[u8]]) -> Vec<u8> {
     bytes
 }
 
+/// Every span of these diagnostics (and of their labels) is a piece of `text`: inside it, on
+/// character boundaries.
+fn spans_inside(text: &str, diagnostics: &[lhc::diagnostic::Diagnostic]) {
+    for d in diagnostics {
+        for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
+            assert!(
+                span.start <= span.end && text.get(span.clone()).is_some(),
+                "{span:?} of {d:?} is not a piece of the text"
+            );
+        }
+    }
+}
+
 fn compile(text: &str) {
     let origin = Origin {
         input: "fuzz.toml".into(),
@@ -99,14 +112,7 @@ fn compile(text: &str) {
     };
     let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
     // Every span lies inside the text, on character boundaries, and diagnostics render.
-    for d in &compiled.diagnostics {
-        for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
-            assert!(
-                span.start <= span.end && text.get(span.clone()).is_some(),
-                "{span:?} of {d:?} is not a piece of the text"
-            );
-        }
-    }
+    spans_inside(text, &compiled.diagnostics);
     let source = Source::new("fuzz.toml", text);
     let _ = lhc::diagnostic::render::human(&compiled.diagnostics, Some(&source), false);
     let _ = lhc::diagnostic::render::json(&compiled.diagnostics, Some(&source));
@@ -273,18 +279,10 @@ fn no_mutated_import_panics_or_writes_broken_toml() {
                     .collect();
                 let imported = lhc::import::run(inputs, &Options::default());
                 for (source, diagnostics) in imported.sources.iter().zip(&imported.diagnostics) {
-                    for d in diagnostics {
-                        for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
-                            assert!(source.text.get(span.clone()).is_some(), "{span:?} of {d:?}");
-                        }
-                    }
+                    spans_inside(&source.text, diagnostics);
                 }
                 if let Some(cluster) = &imported.cluster {
-                    for d in &imported.own {
-                        if let Some(span) = &d.span {
-                            assert!(cluster.text.get(span.clone()).is_some(), "{span:?} of {d:?}");
-                        }
-                    }
+                    spans_inside(&cluster.text, &imported.own);
                     let (_, diagnostics) = lhc::check(cluster);
                     let syntax: Vec<_> =
                         diagnostics.iter().filter(|d| d.message.code() == "syntax").collect();
