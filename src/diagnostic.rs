@@ -155,6 +155,8 @@ pub enum Message {
     RemovedSetting { key: String, since: String },
     #[error("`{key}` is derived by lhc and cannot be set by hand")]
     DerivedSetting { key: String },
+    #[error("lhc never writes `{key} = true`: {why}")]
+    UnsafeSetting { key: String, why: &'static str },
     #[error("`{key}` is written by chart {version} under a name Longhorn does not know")]
     IgnoredSetting { key: String, version: String },
     #[error("setting `{key}` must be {expected}, found {found}")]
@@ -395,6 +397,8 @@ pub enum Message {
     SettingNeedsDetachedVolumes { key: String, change: String, when: String },
     #[error("`{key}` is no longer written, but Longhorn keeps {value}")]
     SettingNotReset { key: String, value: String },
+    #[error("no previous build of `{cluster}` in {folder}: {what}")]
+    NoPreviousBuild { cluster: String, folder: String, what: &'static str },
 
     // --- running lhc -------------------------------------------------------------------------
     #[error("cannot read {path}: {reason}")]
@@ -403,8 +407,8 @@ pub enum Message {
     CannotWrite { path: String, reason: String },
     #[error("{0}")]
     Usage(String),
-    #[error("the output tree is stale: run `lhc build` and commit the result")]
-    StaleOutput,
+    #[error("{folder} {}", if *never_built { "holds no build yet" } else { "is stale: it is not what the cluster file produces" })]
+    StaleOutput { folder: String, never_built: bool },
     #[error("{file} has no manifests to render")]
     NoManifests { file: String },
     #[error("the cluster runs Kubernetes {theirs}, but {file} is written for {ours}")]
@@ -443,6 +447,8 @@ pub enum Message {
     UnusedGitopsKey { key: String, mode: &'static str },
     #[error("cluster `{name}` is also named in {first}; both would write `{folder}`")]
     OutputCollision { name: String, first: String, folder: String },
+    #[error("`[gitops] path` is `{given}`, but lhc writes the cluster's folder at `{actual}`")]
+    GitopsPath { given: String, actual: String },
 }
 
 fn replicas_tail(eligible: usize, known: bool, zones: bool) -> String {
@@ -530,6 +536,7 @@ codes! {
     SettingNotInVersion => "setting-not-in-version",
     RemovedSetting => "removed-setting",
     DerivedSetting => "derived-setting",
+    UnsafeSetting => "unsafe-setting",
     IgnoredSetting => "ignored-setting",
     SettingType => "setting-type",
     SettingRange => "setting-range",
@@ -630,6 +637,7 @@ codes! {
     UpgradeSkipsMinor => "upgrade-skips-minor",
     SettingNeedsDetachedVolumes => "setting-needs-detached-volumes",
     SettingNotReset => "setting-not-reset",
+    NoPreviousBuild => "no-previous-build",
     CannotRead => "cannot-read",
     CannotWrite => "cannot-write",
     Usage => "usage",
@@ -650,6 +658,7 @@ codes! {
     NothingToImport => "nothing-to-import",
     UnusedGitopsKey => "unused-gitops-key",
     OutputCollision => "output-collision",
+    GitopsPath => "gitops-path",
 }
 
 /// The codes a user can meet: every code but `internal`.

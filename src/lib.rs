@@ -144,6 +144,11 @@ pub fn plan_only(source: &Source, origin: Origin) -> Compiled {
         diagnostics.push(check::internal(&e));
         return Compiled { diagnostics, cluster, output: None };
     }
+    let mut diagnostics = diagnostics;
+    if let Some(d) = plan::gitops::path_check(&file, &origin) {
+        diagnostics.push(d);
+        diagnostic::sort(&mut diagnostics);
+    }
     let plan = plan::plan(&file, &resolved, origin);
     Compiled { diagnostics, cluster, output: Some(Output { plan, tree: Tree::new() }) }
 }

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use lhc::commands::{self, Outcome, Ui};
 use lhc::profiles;
@@ -57,6 +57,27 @@ enum Color {
     Never,
 }
 
+/// What the upgrade checks may let through, on every command that runs them.
+#[derive(Args, Clone, Copy)]
+struct UpgradeArgs {
+    /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
+    #[arg(long)]
+    allow_minor_skip: bool,
+    /// Accept a lower Longhorn release than the previous build's (a warning instead of an
+    /// error): only when the cluster never ran the newer one.
+    #[arg(long)]
+    allow_downgrade: bool,
+}
+
+impl UpgradeArgs {
+    fn options(self) -> lhc::diff::Options {
+        lhc::diff::Options {
+            allow_minor_skip: self.allow_minor_skip,
+            allow_downgrade: self.allow_downgrade,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse and validate cluster files; print every diagnostic.
@@ -64,44 +85,44 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The output folder of `build`: when it holds a previous build of a cluster, also
-        /// check the upgrade from it (release path, settings).
-        #[arg(short, long, value_name = "DIR", default_value = "out")]
-        out: PathBuf,
-        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
-        #[arg(long)]
-        allow_minor_skip: bool,
+        /// check the upgrade from it (release path, settings). Default: `out` at the root of
+        /// the repository that holds the cluster file (else `out` here).
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        upgrade: UpgradeArgs,
     },
     /// Compile cluster files and write the output tree (all or nothing).
     Build {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// The output folder; each cluster writes `<DIR>/<cluster name>/`.
-        #[arg(short, long, value_name = "DIR", default_value = "out")]
-        out: PathBuf,
+        /// The output folder; each cluster writes `<DIR>/<cluster name>/`. Default: `out` at
+        /// the root of the repository that holds the cluster file (else `out` here).
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
         /// Write nothing; exit 1 if the output tree is not what `build` would write.
         #[arg(long)]
         check: bool,
         /// Overwrite or remove files edited by hand, and files lhc did not write.
         #[arg(long)]
         force: bool,
-        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
-        #[arg(long)]
-        allow_minor_skip: bool,
+        #[command(flatten)]
+        upgrade: UpgradeArgs,
     },
     /// Show what `build` would change in the output tree, and what the change means.
     Diff {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// The output folder to compare with.
-        #[arg(short, long, value_name = "DIR", default_value = "out")]
-        out: PathBuf,
+        /// The output folder to compare with. Default: `out` at the root of the repository
+        /// that holds the cluster file (else `out` here).
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
         /// `kubectl` (default): 0 no changes, 1 changes, 2 error. `terraform`: 0 no changes,
         /// 2 changes, 1 error, as `terraform plan -detailed-exitcode`.
         #[arg(long, value_enum, default_value_t = ExitCodeStyle::Kubectl)]
         exit_code_style: ExitCodeStyle,
-        /// Accept an upgrade that skips a minor Longhorn release (a warning instead of an error).
-        #[arg(long)]
-        allow_minor_skip: bool,
+        #[command(flatten)]
+        upgrade: UpgradeArgs,
     },
     /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout, and nothing
     /// else (for an Argo CD plugin, or `| kubectl apply -f -`). Under Argo CD it reads
@@ -218,23 +239,21 @@ fn main() -> ExitCode {
         color_out: color_for(std::io::stdout().is_terminal()),
     };
     let outcome = match cli.command {
-        Command::Check { files, out, allow_minor_skip } => {
-            commands::check::run(&ui, &files, &out, &lhc::diff::Options { allow_minor_skip })
+        Command::Check { files, out, upgrade } => {
+            commands::check::run(&ui, &files, out.as_deref(), &upgrade.options())
         }
-        Command::Build { files, out, check: true, allow_minor_skip, .. } => {
-            commands::build::check(&ui, &files, &out, &lhc::diff::Options { allow_minor_skip })
+        Command::Build { files, out, check: true, upgrade, .. } => {
+            commands::build::check(&ui, &files, out.as_deref(), &upgrade.options())
         }
-        Command::Build { files, out, check: false, force, allow_minor_skip } => {
-            let options = lhc::diff::Options { allow_minor_skip };
-            commands::build::run(&ui, &files, &out, force, &options)
+        Command::Build { files, out, check: false, force, upgrade } => {
+            commands::build::run(&ui, &files, out.as_deref(), force, &upgrade.options())
         }
-        Command::Diff { files, out, exit_code_style, allow_minor_skip } => {
+        Command::Diff { files, out, exit_code_style, upgrade } => {
             let style = match exit_code_style {
                 ExitCodeStyle::Kubectl => commands::diff::ExitCodeStyle::Kubectl,
                 ExitCodeStyle::Terraform => commands::diff::ExitCodeStyle::Terraform,
             };
-            let options = lhc::diff::Options { allow_minor_skip };
-            commands::diff::run(&ui, &files, &out, style, &options)
+            commands::diff::run(&ui, &files, out.as_deref(), style, &upgrade.options())
         }
         Command::Render { file, chart } => commands::render::run(
             &ui,

@@ -317,6 +317,22 @@ fn accepted(schema: &Value) -> String {
 }
 
 /// "25GB" → a hint at the two quantities the user may have meant.
+/// A release lhc knows for a version written without its patch (`"1.11"`: the newest of the
+/// line) or with a `v` (`"v1.11.3"`).
+fn chart_version_hint(s: &str) -> Option<String> {
+    let longhorn = &crate::knowledge::load().ok()?.longhorn;
+    let plain = s.trim().trim_start_matches(['v', 'V']);
+    if let Some(e) = longhorn.entry(plain) {
+        return Some(format!("did you mean \"{}\"?", e.version));
+    }
+    let minor = crate::knowledge::Minor::parse(plain).filter(|_| plain.split('.').count() == 2)?;
+    let newest = longhorn.newest_of(minor)?;
+    Some(format!(
+        "did you mean \"{}\", the newest {minor} release lhc knows? A chart version names one release",
+        newest.version
+    ))
+}
+
 fn quantity_hint(value: &str) -> Option<String> {
     let v = value.trim();
     let (number, unit) = v.split_at(v.find(|c: char| !c.is_ascii_digit() && c != '.')?);
@@ -427,6 +443,23 @@ fn to_diagnostic(
             if let Some(why) = shape.and_then(|s| s.stricter) {
                 d.help = Some(why.to_string());
             }
+            if let (true, Some(s)) =
+                (shape.is_some_and(|s| s.name == names::CHART_VERSION.name), found.as_str())
+            {
+                d.help = chart_version_hint(s).or(d.help);
+            }
+            d
+        }
+        ValidationErrorKind::Pattern { pattern } if pattern == names::CHART_VERSION.pattern => {
+            let mut d = Diagnostic::error(
+                Message::InvalidFormat {
+                    key,
+                    value: found.to_string(),
+                    expected: names::CHART_VERSION.expected.to_string(),
+                },
+                value_span,
+            );
+            d.help = found.as_str().and_then(chart_version_hint);
             d
         }
         ValidationErrorKind::Pattern { pattern } => {

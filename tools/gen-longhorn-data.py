@@ -591,7 +591,7 @@ def check_moves(fails, moves_text, releases, summary_changes):
     seen = set()
     for i, m in enumerate(moves):
         where = "%s move #%d (%s, since %s)" % (MOVES, i + 1, m.get("from"), m.get("since"))
-        extra = set(m) - {"from", "to", "since", "last", "to_engine", "note", "source"}
+        extra = set(m) - {"from", "to", "since", "last", "to_engine", "values", "note", "source"}
         fails.check(not extra, "%s: unknown fields %s" % (where, sorted(extra)))
         if not fails.check(all(isinstance(m.get(f), str) and (m.get(f) or f == "to")
                                for f in ("from", "to", "since", "note", "source")),

@@ -38,9 +38,9 @@ step "checking that all 6 nodes exist"
 "${kubectl[@]}" get node 'metal-s1' 'metal-s2' 'metal-s3' 'metal-s4' 'metal-c1' 'metal-c2' -o name > /dev/null
 
 # Pool storage: 4 nodes.
-#   disk nvme0 (device): 3576Gi at /mnt/nvme0, 191985038131 reserved (191985038131 bytes)
-#   disk nvme1 (device): 3576Gi at /mnt/nvme1, 191985038131 reserved (191985038131 bytes)
-#   disk nvme2 (device): 3576Gi at /mnt/nvme2, 191985038131 reserved (191985038131 bytes)
+#   disk nvme0 (device): 3576Gi at /mnt/nvme0, 5% reserved (191985038131 bytes)
+#   disk nvme1 (device): 3576Gi at /mnt/nvme1, 5% reserved (191985038131 bytes)
+#   disk nvme2 (device): 3576Gi at /mnt/nvme2, 5% reserved (191985038131 bytes)
 nodes=( 'metal-s1' 'metal-s2' 'metal-s3' 'metal-s4' )
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

@@ -38,8 +38,8 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 'prod-storage-1' 'prod-storage-2' 'prod-storage-3' -o name > /dev/null
 
 # Pool storage (ccx23): 3 nodes.
-#   disk nvme (local): 160Gi at /var/lib/longhorn, 40Gi reserved (42949672960 bytes)
-#   disk hcloud-volume (hcloud-volume): 500Gi at /var/longhorn, 50Gi reserved (53687091200 bytes)
+#   disk nvme (local): 160Gi at /var/lib/longhorn, 25% reserved (42949672960 bytes)
+#   disk hcloud-volume (hcloud-volume): 500Gi at /var/longhorn, 10% reserved (53687091200 bytes)
 nodes=( 'prod-storage-1' 'prod-storage-2' 'prod-storage-3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

@@ -43,6 +43,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     if chart_class {
         check_default_class_parameters(file, release, out);
     }
+    check_applied(file, release, target, out);
     for class in &file.storage_classes {
         if chart_class && class.name.as_str() == "longhorn" {
             let off = if release
@@ -502,29 +503,109 @@ fn check_parameters(
     }
 }
 
-/// Every parameter of a class as lhc writes it (the typed keys' and `parameters`), and the
-/// class's binding mode as the pseudo-parameter `class.volumeBindingMode`: the context
+/// The parameters lhc writes for a class: the ones the cluster has (`applied_parameters`),
+/// byte for byte, while they mean to Longhorn what the class's own keys say; else its own.
+pub fn written_parameters(
+    file: &ClusterFile,
+    class: &StorageClass,
+    resolved: &super::Resolved,
+) -> Vec<(String, String)> {
+    let own = class.own_parameters();
+    match (&class.applied_parameters, resolved.release) {
+        (Some(applied), Some(release))
+            if applied_differences(file, release, resolved.knowledge, &own, &applied.value)
+                .is_empty() =>
+        {
+            applied.value.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        }
+        _ => own,
+    }
+}
+
+/// Where the parameters a class was applied with and the class's own differ in meaning to
+/// Longhorn, each as `parameters.key "applied" → "own"`. A parameter on one side only is the
+/// same when the other side's value is what the driver uses without it (2880 minutes, `ext4`,
+/// the `defaultReplicaCount` and `defaultDataLocality` settings), or when the driver does not
+/// read it at all.
+pub(crate) fn applied_differences(
+    file: &ClusterFile,
+    release: &Release,
+    knowledge: &crate::knowledge::Knowledge,
+    own: &[(String, String)],
+    applied: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let Ok(params) = knowledge.longhorn.parameters() else { return vec![] };
+    let engine = own.iter().find(|(k, _)| k == "dataEngine").map_or("v1", |(_, v)| v.as_str());
+    let absent = |key: &str| -> Option<String> {
+        let typed = params.typed.get(key)?;
+        match (&typed.absent, &typed.absent_setting) {
+            (Some(v), _) => Some(v.clone()),
+            (None, Some(setting)) => super::setting_text(file, release, setting, engine),
+            (None, None) => None,
+        }
+    };
+    let same = |key: &str, a: &str, b: &str| match params.kind_of(key) {
+        Some(kind) => kind.same(a, b),
+        None => a == b,
+    };
+    let mut keys: Vec<&str> = own.iter().map(|(k, _)| k.as_str()).collect();
+    keys.extend(applied.keys().map(String::as_str).filter(|k| !own.iter().any(|(o, _)| o == k)));
+    let mut out = vec![];
+    for key in keys {
+        let mine = own.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let theirs = applied.get(key).map(String::as_str);
+        let shown = |v: Option<&str>| v.map_or("(none)".to_string(), |v| format!("{v:?}"));
+        let read = params.typed.contains_key(key)
+            || params.param.contains_key(key)
+            || params.driver.contains_key(key);
+        let equal = match (theirs, mine) {
+            (Some(a), Some(b)) => same(key, a, b),
+            // A key the driver does not read is as good as absent.
+            (Some(_), None) if !read => true,
+            (None, Some(v)) | (Some(v), None) => absent(key).is_some_and(|d| same(key, &d, v)),
+            (None, None) => true,
+        };
+        if !equal {
+            out.push(format!("parameters.{key} {} → {}", shown(theirs), shown(mine)));
+        }
+    }
+    out
+}
+
+/// A class whose own keys no longer mean what the cluster's class has: lhc writes its own
+/// parameters, and the class must be re-created.
+fn check_applied(
+    file: &ClusterFile,
+    release: &Release,
+    target: &Target,
+    out: &mut Vec<Diagnostic>,
+) {
+    for class in &file.storage_classes {
+        let Some(applied) = &class.applied_parameters else { continue };
+        let changes =
+            applied_differences(file, release, target.k, &class.own_parameters(), &applied.value);
+        if changes.is_empty() {
+            continue;
+        }
+        let name = class.name.to_string();
+        out.push(
+            Diagnostic::warning(
+                Message::StorageclassImmutable { name: name.clone(), changes: changes.join(", ") },
+                applied.span.clone(),
+            )
+            .with_help(format!(
+                "the class's keys no longer mean what `applied_parameters` (the class in the cluster) says, so lhc writes its own parameters, which Kubernetes refuses to apply over the old ones: delete the class and apply it again (`kubectl delete storageclass {name}`, then `kubectl apply -k`; volumes created before keep their settings), then remove `applied_parameters`"
+            )),
+        );
+    }
+}
+
+/// Every parameter of a class as lhc writes it (its own: the typed keys' and `parameters`),
+/// and the class's binding mode as the pseudo-parameter `class.volumeBindingMode`: the context
 /// Longhorn's parameter rules read.
 fn class_parameters(class: &StorageClass) -> Vec<(String, String)> {
-    let join =
-        |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
-    let mut out = vec![
-        ("numberOfReplicas".to_string(), class.replicas().to_string()),
-        ("staleReplicaTimeout".to_string(), class.stale_replica_timeout().to_string()),
-        ("dataLocality".to_string(), class.data_locality().as_str().to_string()),
-        ("class.volumeBindingMode".to_string(), class.binding().as_str().to_string()),
-    ];
-    if !class.disk_tags.is_empty() {
-        out.push(("diskSelector".into(), join(&class.disk_tags)));
-    }
-    if !class.node_tags.is_empty() {
-        out.push(("nodeSelector".into(), join(&class.node_tags)));
-    }
-    if !class.recurring_jobs.is_empty() || !class.recurring_job_groups.is_empty() {
-        // Only whether the class selects jobs matters to the rules (linked clones take none).
-        out.push(("recurringJobSelector".into(), "[{}]".into()));
-    }
-    out.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
+    let mut out = class.own_parameters();
+    out.push(("class.volumeBindingMode".to_string(), class.binding().as_str().to_string()));
     out
 }
 

@@ -11,7 +11,7 @@
 mod benchmark;
 pub mod capacity;
 mod chart;
-mod classes;
+pub mod classes;
 mod gitops;
 pub mod pools;
 pub mod recurring;
@@ -33,6 +33,8 @@ pub use values::setting_value;
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::Release;
 use crate::knowledge::{Knowledge, Minor};
+use std::collections::BTreeMap;
+
 use crate::model::{ClusterFile, Provider, SettingValue};
 use crate::quantity::Bytes;
 
@@ -179,6 +181,37 @@ pub(crate) fn bool_setting(file: &ClusterFile, release: &Release, key: &str) -> 
     match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
         Some(SettingValue::Bool(b)) => Some(*b),
         _ => release.default_bool(key),
+    }
+}
+
+/// A setting's text as the Longhorn manager reads it: as written in `[longhorn.settings]` or
+/// `[longhorn.values.defaultSettings]`, else the release's default; for a data-engine-specific
+/// setting, `engine`'s value.
+pub(crate) fn setting_text(
+    file: &ClusterFile,
+    release: &Release,
+    key: &str,
+    engine: &str,
+) -> Option<String> {
+    let table = file.longhorn.as_deref();
+    let written =
+        table.and_then(|l| l.setting(key)).map(|v| v.value.clone()).or_else(|| {
+            match table.and_then(|l| l.values.get("defaultSettings")) {
+                Some(serde_json::Value::Object(map)) => map.get(key).and_then(setting_value),
+                _ => None,
+            }
+        });
+    let text = match written {
+        Some(v) => v.manager_text(),
+        None => release.default_of(key)?.to_string(),
+    };
+    // A per-engine value is a JSON object of strings: `{"v1":"3","v2":"3"}`.
+    match serde_json::from_str::<BTreeMap<String, serde_json::Value>>(&text) {
+        Ok(map) => match map.get(engine)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        },
+        Err(_) => Some(text),
     }
 }
 

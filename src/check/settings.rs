@@ -94,6 +94,16 @@ fn check_one(
     out: &mut Vec<Diagnostic>,
 ) {
     let full = format!("defaultSettings.{}", key.value);
+    if let (Some(why), true) = (crate::model::chart_keys::guard(&full), value.is_true()) {
+        out.push(
+            Diagnostic::warning(
+                Message::UnsafeSetting { key: key.value.clone(), why },
+                value.span.clone(),
+            )
+            .with_help(format!("remove `{}`; lhc leaves it out of the values", key.value)),
+        );
+        return;
+    }
     if let Some((_, why)) = crate::model::chart_keys::derived(&full) {
         out.push(
             Diagnostic::error(Message::DerivedSetting { key: key.value.clone() }, key.span.clone())

@@ -1,5 +1,6 @@
 //! `lhc build FILE... [-o DIR] [--force]` and `lhc build --check`: compile, then write the
-//! output tree through the build transaction of [`crate::emit`], or only compare it.
+//! output tree through the build transaction of [`crate::emit`], or only compare it. Without
+//! `-o`, each file builds into its repository's `out` ([`units::default_output`]).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -10,21 +11,31 @@ use crate::diagnostic::{Diagnostic, Message, Severity};
 use crate::diff::Options;
 use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
 
-/// Compiles every file for writing into `out`; the diagnostics are already in `outcome`.
-pub(crate) fn compile(ui: &Ui, files: &[PathBuf], out: &Path) -> Result<Vec<Unit>, Outcome> {
-    units::compile_all(files, Some(out), Mode::Compile).map_err(|d| Outcome::fail(ui, *d, FAILED))
+/// Compiles every file for writing into `out` (or each file's default output folder).
+pub(crate) fn compile(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+) -> Result<Vec<Unit>, Outcome> {
+    units::compile_all(files, out, Mode::Compile).map_err(|d| Outcome::fail(ui, *d, FAILED))
 }
 
-/// What building every compiled unit would do to `out`.
-pub(crate) fn prepare(units: &[Unit], out: &Path, force: bool) -> Vec<Changes> {
+/// What building every compiled unit would do to its output folder.
+pub(crate) fn prepare(units: &[Unit], force: bool) -> Vec<Changes> {
     units
         .iter()
-        .filter_map(|u| u.compiled.output.as_ref())
-        .map(|o| emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force))
+        .filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o)))
+        .map(|(out, o)| emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force))
         .collect()
 }
 
-pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Options) -> Outcome {
+pub fn run(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+    force: bool,
+    options: &Options,
+) -> Outcome {
     let units = match compile(ui, files, out) {
         Ok(u) => u,
         Err(o) => return o,
@@ -34,10 +45,10 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
         outcome.code = INVALID;
         return outcome;
     }
-    if out.exists() && !out.is_dir() {
+    if let Some(file) = units.iter().map(|u| &u.out).find(|o| o.exists() && !o.is_dir()) {
         let d = Diagnostic::error(
             Message::CannotWrite {
-                path: out.display().to_string(),
+                path: file.display().to_string(),
                 reason: "it is a file, not a folder".into(),
             },
             None,
@@ -47,7 +58,7 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
         outcome.code = FAILED;
         return outcome;
     }
-    let all = prepare(&units, out, force);
+    let all = prepare(&units, force);
     // What Longhorn's pre-upgrade checker would refuse, and how Longhorn takes the settings:
     // against the build on disk, before anything is written.
     let outputs = units.iter().filter_map(|u| u.compiled.output.as_ref());
@@ -61,14 +72,14 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
         outcome.code = INVALID;
         return outcome;
     }
-    match emit::commit(out, &all) {
+    match emit::commit(&all) {
         Ok(()) => {}
         Err(Failure::Conflicts(conflicts)) => {
-            let forceable = conflicts.iter().all(|c| c.kind != ConflictKind::NotAFile);
+            let forceable = conflicts.iter().all(|(_, c)| c.kind != ConflictKind::NotAFile);
             let help = "move your changes into the cluster file, or pass --force to overwrite them";
             let diagnostics: Vec<Diagnostic> = conflicts
                 .iter()
-                .map(|c| {
+                .map(|(out, c)| {
                     let path = out.join(&c.path).display().to_string();
                     let d = Diagnostic::error(
                         match c.kind {
@@ -106,14 +117,19 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
                 },
                 None,
             )
-            .with_note(format!("lhc could not {}; the previous output is unchanged", e.action));
+            .with_note(unchanged(&e));
             outcome.diagnostics(ui, &[d], None);
             outcome.code = FAILED;
             return outcome;
         }
     }
     for c in &all {
-        let folder = out.join(&c.cluster);
+        let folder = c.out.join(&c.cluster);
+        if c.is_clean() && c.previous.format.is_none() {
+            // A first build of a file with nothing to write: only its manifest.
+            outcome.print(&format!("{}: nothing to write\n", folder.display()));
+            continue;
+        }
         if c.is_clean() {
             outcome.print(&format!("{}: up to date\n", folder.display()));
             continue;
@@ -136,8 +152,9 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
     outcome
 }
 
-/// `build --check`: 0 up to date, 1 stale (with the diff), 2 error.
-pub fn check(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome {
+/// `build --check`: 0 up to date, 1 stale (with the diff) or a change `build` would refuse,
+/// 2 error.
+pub fn check(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) -> Outcome {
     let (mut outcome, diffs) = match super::diff::compare(ui, files, out, options) {
         Ok(x) => x,
         Err(o) => return o,
@@ -145,14 +162,52 @@ pub fn check(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outco
     if diffs.iter().all(crate::diff::ClusterDiff::is_clean) {
         if ui.human() {
             for d in &diffs {
-                outcome.print(&format!("{}: up to date\n", out.join(&d.changes.cluster).display()));
+                let folder = d.changes.out.join(&d.changes.cluster);
+                outcome.print(&format!("{}: up to date\n", folder.display()));
             }
         }
         outcome.code = OK;
         return outcome;
     }
-    super::diff::show(&mut outcome, ui, &diffs, out);
-    outcome.diagnostics(ui, &[Diagnostic::error(Message::StaleOutput, None)], None);
+    super::diff::show(&mut outcome, ui, &diffs, true);
     outcome.code = INVALID;
+    if diffs.iter().any(crate::diff::ClusterDiff::has_errors) {
+        // `build` would write nothing: telling the user to run it would be wrong.
+        outcome.summary(ui, Severity::Error, "`lhc build` refuses this change (see above)");
+        return outcome;
+    }
+    let stale: Vec<Diagnostic> = diffs
+        .iter()
+        .filter(|d| !d.is_clean())
+        .map(|d| {
+            let folder = d.changes.out.join(&d.changes.cluster).display().to_string();
+            let never_built = d.changes.previous.format.is_none();
+            let command = d.command.clone();
+            Diagnostic::error(Message::StaleOutput { folder, never_built }, None)
+                .with_help(format!("run `{command}` and commit the result"))
+        })
+        .collect();
+    outcome.diagnostics(ui, &stale, None);
     outcome
+}
+
+/// What a failed write says: the step and its path, and that nothing changed.
+fn unchanged(e: &emit::EmitError) -> String {
+    format!("lhc could not {} {}; the previous output is unchanged", e.action, e.path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_failed_write_names_its_path() {
+        let e = crate::emit::EmitError {
+            action: "create a temporary file in",
+            path: "out/edge".into(),
+            source: std::io::Error::other("read-only file system"),
+        };
+        assert_eq!(
+            super::unchanged(&e),
+            "lhc could not create a temporary file in out/edge; the previous output is unchanged"
+        );
+    }
 }

@@ -9,10 +9,9 @@ use super::{FAILED, INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::Options;
 
-pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome {
-    // The upgrade checks need the plan, so a previous build means planning too.
-    let (mode, folder) = if out.is_dir() { (Mode::Plan, Some(out)) } else { (Mode::Check, None) };
-    let units = match units::compile_all(files, folder, mode) {
+pub fn run(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) -> Outcome {
+    // The upgrade checks need the plan: every file is planned.
+    let units = match units::compile_all(files, out, Mode::Plan) {
         Ok(u) => u,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
     };
@@ -24,13 +23,9 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome
     // Each unit's upgrade diagnostics, printed once, after the file's own.
     let upgrade: Vec<Vec<Diagnostic>> = units
         .iter()
-        .map(|u| match (&u.compiled.output, folder) {
-            (Some(o), Some(dir))
-                if dir.join(&o.plan.cluster).join(crate::emit::MANIFEST).is_file() =>
-            {
-                upgrade_checks(dir, o, options)
-            }
-            _ => vec![],
+        .map(|u| match &u.compiled.output {
+            Some(o) => upgrade_checks(&u.out, o, options),
+            None => vec![],
         })
         .collect();
     let all: Vec<Diagnostic> = upgrade.iter().flatten().cloned().collect();
@@ -62,10 +57,22 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outcome
 
 /// The upgrade diagnostics of going from the build in `dir` to `o`: from the facts its manifest
 /// records, or, for a manifest of an lhc that did not record them all, from its files read back
-/// beside a rendering of the plan.
+/// beside a rendering of the plan. Without a previous build, the note that says where lhc
+/// looked (for a cluster with Longhorn, the only one the checks concern, in a repository or an
+/// output folder that holds other builds).
 fn upgrade_checks(dir: &Path, o: &crate::Output, options: &Options) -> Vec<Diagnostic> {
     let cluster = &o.plan.cluster;
     let manifest = crate::emit::read_manifest(&dir.join(cluster).join(crate::emit::MANIFEST));
+    if manifest.format.is_none() {
+        // Said where a build would be expected: in a repository, or beside other builds. A
+        // fresh folder outside any repository has none to miss.
+        let expected = dir.is_dir() || o.plan.origin.in_repository;
+        if o.plan.facts.chart.is_none() || !expected {
+            return vec![];
+        }
+        let what = "nothing to check the upgrade against";
+        return vec![crate::diff::no_previous_build(dir, cluster, what)];
+    }
     if let Some(old) = manifest.facts.filter(|f| f.settings.is_some()) {
         return crate::diff::upgrade::check(&old, &o.plan.facts, options);
     }

@@ -20,7 +20,7 @@ pub enum ExitCodeStyle {
 pub(crate) fn compare(
     ui: &Ui,
     files: &[PathBuf],
-    out: &Path,
+    out: Option<&Path>,
     options: &Options,
 ) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
     let units = super::build::compile(ui, files, out)?;
@@ -31,21 +31,22 @@ pub(crate) fn compare(
     }
     let diffs = units
         .iter()
-        .filter_map(|u| u.compiled.output.as_ref())
-        .map(|o| {
+        .filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o)))
+        .map(|(out, o)| {
             let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
-            crate::diff::diff(&o.plan, &o.tree, changes, &out.display().to_string(), options)
+            crate::diff::diff(&o.plan, &o.tree, changes, options)
         })
         .collect();
     Ok((outcome, diffs))
 }
 
 /// Adds the diff report to stdout.
-pub(crate) fn show(outcome: &mut Outcome, ui: &Ui, diffs: &[ClusterDiff], out: &Path) {
-    let name = out.display().to_string();
+pub(crate) fn show(outcome: &mut Outcome, ui: &Ui, diffs: &[ClusterDiff], list_first: bool) {
     match ui.format {
-        MessageFormat::Human => outcome.print(&crate::diff::report(diffs, &name, ui.color_out)),
-        MessageFormat::Json => outcome.print(&crate::diff::report_json(diffs, &name)),
+        MessageFormat::Human => {
+            outcome.print(&crate::diff::report(diffs, ui.color_out, list_first))
+        }
+        MessageFormat::Json => outcome.print(&crate::diff::report_json(diffs)),
     }
 }
 
@@ -55,7 +56,7 @@ pub(crate) fn show(outcome: &mut Outcome, ui: &Ui, diffs: &[ClusterDiff], out: &
 pub fn run(
     ui: &Ui,
     files: &[PathBuf],
-    out: &Path,
+    out: Option<&Path>,
     style: ExitCodeStyle,
     options: &Options,
 ) -> Outcome {
@@ -70,7 +71,7 @@ pub fn run(
             return o;
         }
     };
-    show(&mut outcome, ui, &diffs, out);
+    show(&mut outcome, ui, &diffs, false);
     outcome.code = if diffs.iter().any(ClusterDiff::has_errors) {
         failed
     } else if diffs.iter().all(ClusterDiff::is_clean) {

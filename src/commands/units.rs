@@ -13,20 +13,24 @@ use crate::{Compiled, compile};
 pub struct Unit {
     pub source: Source,
     pub compiled: Compiled,
+    /// The output folder of the cluster's build (`-o DIR`, or [`default_output`]): its
+    /// folder is `out/<cluster>`.
+    pub out: PathBuf,
 }
 
 /// What to do with each file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Validate only (`check`).
+    /// Validate only.
     Check,
-    /// Validate and plan, without rendering (`check` beside a previous build).
+    /// Validate and plan, without rendering (`check`, which compares with a previous build).
     Plan,
     /// Validate and render (`build`, `diff`, `render`).
     Compile,
 }
 
-/// Reads and compiles every file. `out` is the output folder of `build` and `diff`.
+/// Reads and compiles every file. `out` is the output folder given on the command line; a
+/// file without one builds into [`default_output`].
 pub fn compile_all(
     paths: &[PathBuf],
     out: Option<&Path>,
@@ -35,15 +39,16 @@ pub fn compile_all(
     let mut units = vec![];
     for path in paths {
         let (source, invalid) = read(path)?;
+        let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
         let compiled = match invalid {
             Some(d) => Compiled { diagnostics: vec![d], cluster: None, output: None },
             None => match mode {
                 Mode::Check => crate::check_only(&source),
-                Mode::Plan => crate::plan_only(&source, origin(path, out)),
-                Mode::Compile => compile(&source, origin(path, out)),
+                Mode::Plan => crate::plan_only(&source, origin(path, &folder)),
+                Mode::Compile => compile(&source, origin(path, &folder)),
             },
         };
-        units.push(Unit { source, compiled });
+        units.push(Unit { source, compiled, out: folder });
     }
     let collisions = collisions(&units);
     for (i, d) in collisions {
@@ -51,6 +56,31 @@ pub fn compile_all(
         units[i].compiled.output = None;
     }
     Ok(units)
+}
+
+/// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that
+/// holds the file (the nearest folder above it with a `.git`), so that every command finds the
+/// same build from any working directory; outside a repository, `out` in the working
+/// directory. The path is relative to the working directory when it can be.
+pub fn default_output(input: &Path) -> PathBuf {
+    let Some(root) = repository_root(&absolute(input)) else { return PathBuf::from("out") };
+    let out = root.join("out");
+    let here = absolute(Path::new("."));
+    let rel = relative(&out, &here);
+    if rel.as_os_str().is_empty() { out } else { rel }
+}
+
+/// The nearest folder at or above `path`'s folder that holds `.git` (a folder, or the file a
+/// worktree or submodule has there).
+pub fn repository_root(path: &Path) -> Option<PathBuf> {
+    let mut dir = if path.is_dir() { Some(path) } else { path.parent() };
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 /// Reads a cluster file: the source, and the error when it is not UTF-8 (the text then holds
@@ -71,13 +101,15 @@ pub fn read(path: &Path) -> Result<(Source, Option<Diagnostic>), Box<Diagnostic>
     Ok((source, invalid))
 }
 
-/// Two files with one cluster name would write one output folder.
+/// Two files with one cluster name and one output folder would write one cluster folder.
 fn collisions(units: &[Unit]) -> Vec<(usize, Diagnostic)> {
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(PathBuf, &str), usize> =
+        std::collections::HashMap::new();
     let mut out = vec![];
     for (i, unit) in units.iter().enumerate() {
         let Some((name, span)) = &unit.compiled.cluster else { continue };
-        match seen.get(name.as_str()) {
+        let key = (absolute(&unit.out), name.as_str());
+        match seen.get(&key) {
             Some(&first) => out.push((
                 i,
                 Diagnostic::error(
@@ -91,35 +123,32 @@ fn collisions(units: &[Unit]) -> Vec<(usize, Diagnostic)> {
                 .with_help("give each cluster file its own `[cluster] name`"),
             )),
             None => {
-                seen.insert(name, i);
+                seen.insert(key, i);
             }
         }
     }
     out
 }
 
-/// How generated files name their input: relative to the folder holding the output folder
-/// (the repository root, usually), so the bytes do not depend on where lhc runs from.
-pub fn origin(input: &Path, out: Option<&Path>) -> Origin {
-    let out_abs = out.map(absolute);
-    let base = out_abs
-        .as_ref()
-        .and_then(|o| o.parent().map(Path::to_path_buf))
+/// How generated files name their input and their folder: relative to the repository root
+/// that holds the output folder (or, outside a repository, to the folder that holds it), so the
+/// bytes do not depend on where lhc runs from, and the command in each header works from there.
+pub fn origin(input: &Path, out: &Path) -> Origin {
+    let out_abs = absolute(out);
+    let root = repository_root(&out_abs);
+    let in_repository = root.is_some();
+    let base = root
+        .or_else(|| out_abs.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| absolute(Path::new(".")));
-    let rel = relative(&absolute(input), &base);
-    let input_text = rel.to_string_lossy().replace('\\', "/");
+    let slashes = |p: &Path| p.to_string_lossy().replace('\\', "/");
+    let input_text = slashes(&relative(&absolute(input), &base));
+    let out_path = slashes(&relative(&out_abs, &base));
+    let out_path = if out_path.is_empty() { ".".to_string() } else { out_path };
     let mut command = format!("lhc build {}", shell_word(&input_text));
-    if let Some(o) = &out_abs {
-        let name = o.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if name != "out" {
-            command.push_str(&format!(" -o {}", shell_word(&name)));
-        }
+    if out_path != "out" {
+        command.push_str(&format!(" -o {}", shell_word(&out_path)));
     }
-    let out_name = out_abs
-        .as_ref()
-        .and_then(|o| o.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "out".into());
-    Origin { input: input_text, command, out_name }
+    Origin { input: input_text, command, out_path, in_repository }
 }
 
 fn shell_word(s: &str) -> String {
@@ -166,15 +195,29 @@ mod tests {
 
     #[test]
     fn inputs_are_named_relative_to_the_output_folder_s_parent() {
-        let cwd = std::env::current_dir().unwrap();
-        let o = origin(Path::new("profiles/x.toml"), Some(Path::new("out")));
-        assert_eq!(o.input, "profiles/x.toml");
+        // Outside a repository: relative to the folder that holds the output folder.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let o = origin(&d.join("profiles/x.toml"), &d.join("out"));
+        assert_eq!((o.input.as_str(), o.out_path.as_str()), ("profiles/x.toml", "out"));
         assert_eq!(o.command, "lhc build profiles/x.toml");
-        let o = origin(&cwd.join("profiles/x.toml"), Some(&cwd.join("gen")));
-        assert_eq!(o.input, "profiles/x.toml");
+        let o = origin(&d.join("profiles/x.toml"), &d.join("gen"));
         assert_eq!(o.command, "lhc build profiles/x.toml -o gen");
-        let o = origin(Path::new("../a b.toml"), Some(Path::new("out")));
+        let o = origin(&d.join("a b.toml"), &d.join("sub/out"));
         assert_eq!(o.input, "../a b.toml");
         assert_eq!(o.command, "lhc build '../a b.toml'");
+    }
+
+    #[test]
+    fn in_a_repository_paths_start_at_its_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("lhc")).unwrap();
+        let o = origin(&root.join("lhc/prod.toml"), &root.join("lhc/out"));
+        assert_eq!((o.input.as_str(), o.out_path.as_str()), ("lhc/prod.toml", "lhc/out"));
+        assert_eq!(o.command, "lhc build lhc/prod.toml -o lhc/out");
+        assert_eq!(repository_root(&root.join("lhc/prod.toml")).as_deref(), Some(root));
+        assert_eq!(repository_root(&root.join("lhc")).as_deref(), Some(root));
     }
 }

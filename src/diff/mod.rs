@@ -27,6 +27,8 @@ pub use upgrade::Options;
 pub struct ClusterDiff {
     pub changes: Changes,
     pub warnings: Vec<Diagnostic>,
+    /// The command that rebuilds the cluster's folder (as its files' headers give it).
+    pub command: String,
 }
 
 impl ClusterDiff {
@@ -42,45 +44,58 @@ impl ClusterDiff {
 
 /// Compares the previous build (its manifest's facts, or its files for an old manifest) with
 /// the new plan.
-/// `out` names the output folder in messages.
-pub fn diff(
-    plan: &Plan,
-    tree: &Tree,
-    changes: Changes,
-    out: &str,
-    options: &Options,
-) -> ClusterDiff {
+pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, options: &Options) -> ClusterDiff {
     let mut warnings = vec![];
+    let out = changes.out.display().to_string();
     for conflict in &changes.conflicts {
         if conflict.kind == ConflictKind::EditedByHand {
             warnings.push(
                 Diagnostic::warning(
-                    Message::EditedByHand { path: conflict.path.clone(), removal: false },
+                    Message::EditedByHand {
+                        path: format!("{out}/{}", conflict.path),
+                        removal: false,
+                    },
                     None,
                 )
                 .with_help("`lhc build` will not overwrite it; move the change into the cluster file, or pass --force to discard it"),
             );
         }
     }
-    let (old, note) = previous(&changes, tree, out);
+    let (old, note) = previous(&changes, tree);
     warnings.extend(note);
     if let Some(old) = &old {
         warnings.extend(compare(old, &plan.facts, options));
     }
-    ClusterDiff { changes, warnings }
+    let expected = changes.out.is_dir() || plan.origin.in_repository;
+    if old.is_none() && plan.facts.chart.is_some() && expected {
+        let what = "every file is new, and the upgrade checks compare with nothing";
+        warnings.push(no_previous_build(&changes.out, &changes.cluster, what));
+    }
+    ClusterDiff { changes, warnings, command: plan.origin.command.clone() }
+}
+
+/// The note for a cluster whose output folder holds no build: where lhc looked, so a build
+/// kept elsewhere is not missed in silence.
+pub fn no_previous_build(out: &std::path::Path, cluster: &str, what: &'static str) -> Diagnostic {
+    let folder = out.display().to_string();
+    let manifest = out.join(cluster).join(crate::emit::MANIFEST);
+    Diagnostic::note(Message::NoPreviousBuild { cluster: cluster.to_string(), folder, what }, None)
+    .with_help(format!(
+        "lhc looked for {}; if the cluster's build is elsewhere, give its output folder with `-o DIR`",
+        manifest.display()
+    ))
 }
 
 /// The facts of the build on disk: its manifest's, or, for a manifest of lhc's first format,
 /// read back from its files (with the note that says so); `None` for a first build. Settings a
 /// manifest does not record (lhc before it recorded them) are read back from the values file.
-pub fn previous(changes: &Changes, tree: &Tree, out: &str) -> (Option<Facts>, Option<Diagnostic>) {
+pub fn previous(changes: &Changes, tree: &Tree) -> (Option<Facts>, Option<Diagnostic>) {
     let (mut old, note) = match (&changes.previous.facts, changes.previous.format) {
         (Some(facts), _) => (Some(facts.clone()), None),
         (None, Some(_)) => {
+            let path = changes.out.join(&changes.cluster).join(crate::emit::MANIFEST);
             let note = Diagnostic::note(
-                Message::OldManifest {
-                    path: format!("{out}/{}/{}", changes.cluster, crate::emit::MANIFEST),
-                },
+                Message::OldManifest { path: path.display().to_string() },
                 None,
             )
             .with_help("what diff says about the chart, classes and nodes is read back from the files this time; `lhc build` records the facts from now on");
@@ -104,7 +119,7 @@ pub fn upgrade_checks(
     changes: &Changes,
     options: &Options,
 ) -> Vec<Diagnostic> {
-    match previous(changes, tree, "") {
+    match previous(changes, tree) {
         (Some(old), _) => upgrade::check(&old, &plan.facts, options),
         (None, _) => vec![],
     }
@@ -470,11 +485,21 @@ pub fn unified(change: &Change, out_name: &str, color: bool) -> String {
 }
 
 /// The text report: each file's diff in path order, the warnings, a summary line per cluster.
-pub fn report(diffs: &[ClusterDiff], out: &str, color: bool) -> String {
+/// The diffs for people: every change as a unified diff, then the warnings, then one line per
+/// cluster. With `list_first_builds`, a folder that holds no build yet is listed file by file
+/// instead (`build --check` in CI: every line of every file would be new).
+pub fn report(diffs: &[ClusterDiff], color: bool, list_first_builds: bool) -> String {
     let mut text = String::new();
     for d in diffs {
+        let out = d.changes.out.display().to_string();
+        if list_first_builds && d.changes.previous.format.is_none() {
+            for change in &d.changes.changes {
+                text.push_str(&format!("would add {out}/{}\n", change.path));
+            }
+            continue;
+        }
         for change in &d.changes.changes {
-            text.push_str(&unified(change, out, color));
+            text.push_str(&unified(change, &out, color));
         }
     }
     for d in diffs {
@@ -495,14 +520,15 @@ pub fn report(diffs: &[ClusterDiff], out: &str, color: bool) -> String {
             plural(count_of(crate::diagnostic::Severity::Error), "error"),
             plural(count_of(crate::diagnostic::Severity::Warning), "warning")
         );
+        let folder = d.changes.out.join(&d.changes.cluster);
         if d.is_clean() {
-            text.push_str(&format!("{out}/{}: no changes{warnings}\n", d.changes.cluster));
+            text.push_str(&format!("{}: no changes{warnings}\n", folder.display()));
         } else {
             text.push_str(&format!(
-                "{out}/{}: {} changed, {} added, {} removed{warnings}\n",
-                d.changes.cluster,
-                count(ChangeKind::Changed),
+                "{}: {} added, {} changed, {} removed{warnings}\n",
+                folder.display(),
                 count(ChangeKind::Added),
+                count(ChangeKind::Changed),
                 count(ChangeKind::Removed)
             ));
         }
@@ -534,7 +560,7 @@ struct JsonWarning {
 
 /// The same report as JSON:
 /// `{"clusters": [{"cluster", "changes": [{path, kind, diff}], "warnings": [{code, severity, message, help}]}]}`.
-pub fn report_json(diffs: &[ClusterDiff], out: &str) -> String {
+pub fn report_json(diffs: &[ClusterDiff]) -> String {
     let clusters: Vec<JsonCluster<'_>> = diffs
         .iter()
         .map(|d| JsonCluster {
@@ -544,9 +570,9 @@ pub fn report_json(diffs: &[ClusterDiff], out: &str) -> String {
                 .changes
                 .iter()
                 .map(|c| JsonChange {
-                    path: format!("{out}/{}", c.path),
+                    path: format!("{}/{}", d.changes.out.display(), c.path),
                     kind: c.kind.as_str(),
-                    diff: unified(c, out, false),
+                    diff: unified(c, &d.changes.out.display().to_string(), false),
                 })
                 .collect(),
             warnings: d

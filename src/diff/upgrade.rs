@@ -6,7 +6,7 @@
 //!   (1.8.x → 1.9.y) or within a line, and refuses anything else from 1.5.0 on (longhorn/website
 //!   `content/docs/1.7.0/deploy/upgrade/_index.md`, "Upgrade Path Enforcement"): a change that
 //!   skips a line is an error naming the releases to go through, unless the user allows it.
-//!   Going down is a warning, as before (`chart-downgrade`).
+//!   Going down is an error too (`chart-downgrade`): Longhorn does not support downgrades.
 //! - **Settings that need detached volumes.** Longhorn applies a change of `taintToleration`,
 //!   `systemManagedComponentsNodeSelector`, `priorityClass`, the storage network, the guaranteed
 //!   instance-manager CPU, or one that disables a data engine, only once the volumes it names
@@ -29,6 +29,8 @@ use crate::plan::Facts;
 pub struct Options {
     /// `--allow-minor-skip`: an upgrade that skips a minor line is a warning, not an error.
     pub allow_minor_skip: bool,
+    /// `--allow-downgrade`: a lower chart version is a warning, not an error.
+    pub allow_downgrade: bool,
 }
 
 /// Every upgrade and settings consequence of going from `old` to `new`.
@@ -59,10 +61,17 @@ fn versions(lh: &Longhorn, old: &Facts, new: &Facts, options: &Options, out: &mu
     let (Some(a), Some(b)) = (&old.chart, &new.chart) else { return };
     let (Some(ka), Some(kb)) = (version_key(a), version_key(b)) else { return };
     if kb < ka {
-        out.push(
-            Diagnostic::warning(Message::ChartDowngrade { from: a.clone(), to: b.clone() }, None)
-                .with_help("Longhorn does not support downgrades; keep the version, or restore the cluster from a backup taken before the upgrade"),
-        );
+        let message = Message::ChartDowngrade { from: a.clone(), to: b.clone() };
+        let why = "Longhorn does not support downgrades: its manager refuses to start on CRDs and settings a newer release migrated";
+        out.push(if options.allow_downgrade {
+            Diagnostic::warning(message, None).with_help(format!(
+                "{why}; written anyway because of --allow-downgrade, which is right only when the cluster never ran {a} (the manifest records only what lhc wrote last)"
+            ))
+        } else {
+            Diagnostic::error(message, None).with_help(format!(
+                "{why}; keep `version = \"{a}\"`, or restore the cluster from a backup taken before the upgrade. If the cluster never ran {a}, pass --allow-downgrade"
+            ))
+        });
         return;
     }
     // The lines between the two, each to be installed on the way (its newest release).
@@ -354,8 +363,11 @@ mod tests {
         assert!(two[0].is_error());
         assert!(two[0].message.to_string().contains("skipping 1.7 and 1.8"), "{}", two[0].message);
         assert!(two[0].help.as_deref().unwrap().contains("1.6.4 → 1.7.3 → 1.8.2 → 1.9.0"));
-        let allowed =
-            check(&facts("1.7.3", &[]), &facts("1.9.2", &[]), &Options { allow_minor_skip: true });
+        let allowed = check(
+            &facts("1.7.3", &[]),
+            &facts("1.9.2", &[]),
+            &Options { allow_minor_skip: true, ..Options::default() },
+        );
         assert!(!allowed[0].is_error());
         for (a, b) in
             [("1.8.0", "1.9.2"), ("1.9.0", "1.9.2"), ("1.12.1", "1.12.2"), ("1.11.3", "1.12.0")]
@@ -363,12 +375,12 @@ mod tests {
             assert!(codes(&facts(a, &[]), &facts(b, &[])).is_empty(), "{a} → {b}");
         }
         for (a, b) in [("1.9.2", "1.9.1"), ("1.9.2", "1.7.0")] {
-            let down = codes(&facts(a, &[]), &facts(b, &[]));
-            assert_eq!(
-                down.iter().map(|d| d.0).collect::<Vec<_>>(),
-                ["chart-downgrade"],
-                "{a} → {b}"
-            );
+            let down = check(&facts(a, &[]), &facts(b, &[]), &Options::default());
+            assert_eq!(down.iter().map(Diagnostic::code).collect::<Vec<_>>(), ["chart-downgrade"]);
+            assert!(down[0].is_error(), "{a} → {b}: a downgrade is refused");
+            let allowed = Options { allow_downgrade: true, ..Options::default() };
+            let down = check(&facts(a, &[]), &facts(b, &[]), &allowed);
+            assert!(!down[0].is_error(), "{a} → {b} with --allow-downgrade");
         }
     }
 

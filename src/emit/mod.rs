@@ -69,6 +69,8 @@ pub struct Conflict {
 /// What building one cluster would do to the output folder.
 #[derive(Debug, Clone, Default)]
 pub struct Changes {
+    /// The output folder that holds the cluster's folder.
+    pub out: PathBuf,
     pub cluster: String,
     pub changes: Vec<Change>,
     pub conflicts: Vec<Conflict>,
@@ -114,7 +116,12 @@ pub fn prepare(out: &Path, cluster: &str, tree: &Tree, facts: &Facts, force: boo
     let previous = read_manifest(&dir.join(MANIFEST));
     let old_manifest = previous.files.clone();
     let prefix = format!("{cluster}/");
-    let mut changes = Changes { cluster: cluster.to_string(), previous, ..Changes::default() };
+    let mut changes = Changes {
+        out: out.to_path_buf(),
+        cluster: cluster.to_string(),
+        previous,
+        ..Changes::default()
+    };
     let text = manifest::text(tree, cluster, facts);
     let current = fs::read_to_string(dir.join(MANIFEST)).ok();
     changes.manifest = Some((text.clone(), current.as_deref() != Some(text.as_str())));
@@ -232,8 +239,9 @@ enum Done {
 /// Why a build wrote nothing.
 #[derive(Debug)]
 pub enum Failure {
-    /// Files edited by hand, foreign files, or something other than a file in the way.
-    Conflicts(Vec<Conflict>),
+    /// Files edited by hand, foreign files, or something other than a file in the way, each
+    /// with the output folder it is in.
+    Conflicts(Vec<(PathBuf, Conflict)>),
     /// A file lhc rendered does not parse: a bug in lhc, caught before writing.
     InvalidYaml { path: String, reason: String },
     /// Writing failed part way; every step done was undone.
@@ -241,9 +249,10 @@ pub enum Failure {
 }
 
 /// The build transaction: refuses conflicts, checks that every YAML file about to be written
-/// parses, then applies every change to `out`, all or nothing.
-pub fn commit(out: &Path, all: &[Changes]) -> Result<(), Failure> {
-    let conflicts: Vec<Conflict> = all.iter().flat_map(|c| c.conflicts.clone()).collect();
+/// parses, then applies every change to its output folder, all or nothing.
+pub fn commit(all: &[Changes]) -> Result<(), Failure> {
+    let conflicts: Vec<(PathBuf, Conflict)> =
+        all.iter().flat_map(|c| c.conflicts.iter().map(|x| (c.out.clone(), x.clone()))).collect();
     if !conflicts.is_empty() {
         return Err(Failure::Conflicts(conflicts));
     }
@@ -253,24 +262,23 @@ pub fn commit(out: &Path, all: &[Changes]) -> Result<(), Failure> {
                 .map_err(|reason| Failure::InvalidYaml { path: change.path.clone(), reason })?;
         }
     }
-    apply(out, all).map_err(Failure::Io)
+    apply(all).map_err(Failure::Io)
 }
 
-/// Applies prepared changes to `out`, all or nothing.
-pub fn apply(out: &Path, all: &[Changes]) -> Result<(), EmitError> {
-    apply_with(out, all, &mut |_| Ok(()))
+/// Applies prepared changes, each to its output folder, all or nothing.
+pub fn apply(all: &[Changes]) -> Result<(), EmitError> {
+    apply_with(all, &mut |_| Ok(()))
 }
 
 /// [`apply`], with a hook run before each step that changes a file in place; an error from the
 /// hook fails the step (the tests inject failures through it).
 fn apply_with(
-    out: &Path,
     all: &[Changes],
     hook: &mut dyn FnMut(&Path) -> io::Result<()>,
 ) -> Result<(), EmitError> {
-    let trash = out.join(format!(".lhc-trash-{}", std::process::id()));
     let mut done: Vec<Done> = vec![];
-    let result = apply_steps(out, all, &trash, &mut done, hook);
+    let mut trash = Trash::default();
+    let result = apply_steps(all, &mut trash, &mut done, hook);
     if result.is_err() {
         for step in done.into_iter().rev() {
             match step {
@@ -289,8 +297,38 @@ fn apply_with(
             }
         }
     }
-    let _ = fs::remove_dir_all(&trash);
+    for dir in trash.dirs.keys() {
+        let _ = fs::remove_dir_all(trash_dir(dir));
+    }
     result
+}
+
+/// Where replaced and removed files wait until the end: one folder in each output folder (a
+/// rename never crosses filesystems), made when first needed.
+#[derive(Default)]
+struct Trash {
+    /// Output folder → files put in its trash so far.
+    dirs: std::collections::BTreeMap<PathBuf, usize>,
+}
+
+fn trash_dir(out: &Path) -> PathBuf {
+    out.join(format!(".lhc-trash-{}", std::process::id()))
+}
+
+impl Trash {
+    /// A fresh path in the trash of `out`.
+    fn path(&mut self, out: &Path, done: &mut Vec<Done>) -> Result<PathBuf, EmitError> {
+        let dir = trash_dir(out);
+        let n = match self.dirs.get_mut(out) {
+            Some(n) => n,
+            None => {
+                create_dirs(&dir, done)?;
+                self.dirs.entry(out.to_path_buf()).or_default()
+            }
+        };
+        *n += 1;
+        Ok(dir.join(n.to_string()))
+    }
 }
 
 fn err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> EmitError + 'a {
@@ -320,16 +358,16 @@ fn keep(target: &Path, backup: &Path) -> io::Result<()> {
 }
 
 fn apply_steps(
-    out: &Path,
     all: &[Changes],
-    trash: &Path,
+    trash: &mut Trash,
     done: &mut Vec<Done>,
     hook: &mut dyn FnMut(&Path) -> io::Result<()>,
 ) -> Result<(), EmitError> {
     // 1. Every new file goes to a temporary file next to its target.
-    let mut staged: Vec<(PathBuf, tempfile::TempPath)> = vec![];
+    let mut staged: Vec<(&Path, PathBuf, tempfile::TempPath)> = vec![];
     let mut dirs_ready: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for changes in all {
+        let out = changes.out.as_path();
         let mut writes: Vec<(String, &str)> = changes
             .changes
             .iter()
@@ -358,22 +396,13 @@ fn apply_steps(
             // No fsync: the tree is regenerated from the cluster file at will, and a rename over
             // the old file is already atomic for readers.
             tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
-            staged.push((target, tmp.into_temp_path()));
+            staged.push((out, target, tmp.into_temp_path()));
         }
     }
-    // The trash holds what is replaced or removed until the end; made when first needed.
-    let mut n = 0usize;
-    let mut backup_path = |done: &mut Vec<Done>| -> Result<PathBuf, EmitError> {
-        if n == 0 {
-            create_dirs(trash, done)?;
-        }
-        n += 1;
-        Ok(trash.join(n.to_string()))
-    };
     // 2. New files replace old ones, each in one rename; the old ones are kept until the end.
-    for (target, tmp) in staged {
+    for (out, target, tmp) in staged {
         let backup = if target.is_file() {
-            let b = backup_path(done)?;
+            let b = trash.path(out, done)?;
             keep(&target, &b).map_err(err("back up", &target))?;
             Some(b)
         } else {
@@ -390,11 +419,11 @@ fn apply_steps(
     // 3. Files lhc no longer writes go to the trash.
     for changes in all {
         for c in changes.changes.iter().filter(|c| c.kind == ChangeKind::Removed) {
-            let target = out.join(&c.path);
+            let target = changes.out.join(&c.path);
             if !target.is_file() {
                 continue;
             }
-            let b = backup_path(done)?;
+            let b = trash.path(&changes.out, done)?;
             hook(&target).map_err(err("remove", &target))?;
             fs::rename(&target, &b).map_err(err("remove", &target))?;
             done.push(Done::Removed { target, backup: b });
@@ -422,7 +451,7 @@ mod tests {
         let ch = prepare(out.path(), "c", &t, false);
         assert_eq!(ch.changes.len(), 2);
         assert!(ch.conflicts.is_empty());
-        apply(out.path(), &[ch]).unwrap();
+        apply(&[ch]).unwrap();
         assert_eq!(fs::read_to_string(out.path().join("c/a.yaml")).unwrap(), "a\n");
         assert!(prepare(out.path(), "c", &t, false).is_clean());
         assert!(!out.path().join(format!(".lhc-trash-{}", std::process::id())).exists());
@@ -432,13 +461,13 @@ mod tests {
     fn removes_only_what_lhc_wrote_and_reports_hand_edits() {
         let out = tempfile::tempdir().unwrap();
         let t1 = tree(&[("c/a.yaml", "a\n"), ("c/b.yaml", "b\n")]);
-        apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+        apply(&[prepare(out.path(), "c", &t1, false)]).unwrap();
         fs::write(out.path().join("c/mine.txt"), "user file").unwrap();
         // b.yaml disappears from the tree: removed, since it is unchanged since lhc wrote it.
         let t2 = tree(&[("c/a.yaml", "a2\n")]);
         let ch = prepare(out.path(), "c", &t2, false);
         assert!(ch.conflicts.is_empty());
-        apply(out.path(), &[ch]).unwrap();
+        apply(&[ch]).unwrap();
         assert!(!out.path().join("c/b.yaml").exists());
         assert!(out.path().join("c/mine.txt").exists());
         // A hand edit is a conflict until forced.
@@ -449,7 +478,7 @@ mod tests {
         assert_eq!(ch.conflicts[0].kind, ConflictKind::EditedByHand);
         let ch = prepare(out.path(), "c", &t3, true);
         assert!(ch.conflicts.is_empty());
-        apply(out.path(), &[ch]).unwrap();
+        apply(&[ch]).unwrap();
         assert_eq!(fs::read_to_string(out.path().join("c/a.yaml")).unwrap(), "a3\n");
     }
 
@@ -478,9 +507,9 @@ mod tests {
         // Count the steps of a successful run, then fail at each one in turn.
         let steps = {
             let out = tempfile::tempdir().unwrap();
-            apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+            apply(&[prepare(out.path(), "c", &t1, false)]).unwrap();
             let mut n = 0;
-            apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
+            apply_with(&[prepare(out.path(), "c", &t2, false)], &mut |_| {
                 n += 1;
                 Ok(())
             })
@@ -490,14 +519,13 @@ mod tests {
         assert_eq!(steps, 5, "a, b, manifest, sub/new placed; old removed");
         for fail_at in 1..=steps {
             let out = tempfile::tempdir().unwrap();
-            apply(out.path(), &[prepare(out.path(), "c", &t1, false)]).unwrap();
+            apply(&[prepare(out.path(), "c", &t1, false)]).unwrap();
             let before = snapshot(out.path());
             let mut n = 0;
-            let result =
-                apply_with(out.path(), &[prepare(out.path(), "c", &t2, false)], &mut |_| {
-                    n += 1;
-                    if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
-                });
+            let result = apply_with(&[prepare(out.path(), "c", &t2, false)], &mut |_| {
+                n += 1;
+                if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
+            });
             assert!(result.is_err());
             assert_eq!(snapshot(out.path()), before, "failing at step {fail_at}");
         }

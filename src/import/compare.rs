@@ -59,8 +59,16 @@ pub(crate) fn values(
     removed: &Removed,
 ) -> Vec<Difference> {
     let release = cx.release;
-    let inputs: BTreeMap<Vec<String>, Json> =
+    let mut inputs: BTreeMap<Vec<String>, Json> =
         input.iter().map(|(p, l)| (p.clone(), l.value.clone())).collect();
+    // A moved key is compared at its new place, with the value it was moved with.
+    let mut moved_to: BTreeMap<Vec<String>, &str> = BTreeMap::new();
+    for (to, (_, note, value)) in cx.moved {
+        if !inputs.contains_key(to) {
+            inputs.insert(to.clone(), value.clone());
+            moved_to.insert(to.clone(), note.as_str());
+        }
+    }
     let outputs = json_leaves(output);
     let mut paths: Vec<&Vec<String>> = inputs.keys().chain(outputs.keys()).collect();
     paths.sort();
@@ -78,7 +86,7 @@ pub(crate) fn values(
             }
             (_, a, b) => a == b,
         };
-        if equal {
+        if equal && !moved_to.contains_key(path) {
             continue;
         }
         let dotted_path = dotted(path);
@@ -91,6 +99,12 @@ pub(crate) fn values(
         };
         if let Some(why) = removed.get(&(Scope::Values, path.clone())) {
             d.what = why.clone();
+            out.push(d);
+            continue;
+        }
+        if let (true, Some(note), Some(b)) = (equal, moved_to.get(path), o) {
+            let note = note.trim_start_matches("lhc import: ");
+            d.what = format!("written by lhc as {}: {note}", show(b));
             out.push(d);
             continue;
         }
@@ -198,7 +212,10 @@ fn written_why(scope: &Scope, path: &str) -> &'static str {
             "what Longhorn uses when it is not set"
         }
         (Scope::RecurringJob(_), "metadata.annotations.argocd.argoproj.io/sync-options") => {
-            "Argo CD may sync the job before Longhorn's CRDs exist"
+            "Argo CD may sync the job before Longhorn's CRDs exist, and must never prune or delete it"
+        }
+        (Scope::RecurringJob(_), "metadata.annotations.kustomize.toolkit.fluxcd.io/prune") => {
+            "Flux must never prune it: deleting a RecurringJob takes its labels off every volume"
         }
         (Scope::RecurringJob(_), "metadata.namespace") => "Longhorn's namespace",
         (Scope::RecurringJob(_), "spec.name") => "the job's name",

@@ -19,6 +19,7 @@ mod compare;
 mod draft;
 mod gitops;
 mod leaves;
+mod moves;
 mod nodes;
 mod objects;
 mod settings;
@@ -941,7 +942,8 @@ fn translate(
     findings: &mut Vec<Finding>,
 ) -> Option<(Vec<Diagnostic>, String)> {
     let (release, mut longhorn) = target(c, knowledge, options, findings)?;
-    let cx = values::Cx { knowledge, release };
+    let moved = moves::apply(&mut c.values, knowledge, release, &mut c.removed, findings);
+    let cx = values::Cx { knowledge, release, moved: &moved };
     let lh = &knowledge.longhorn;
     // Nulls that unset a chart default cannot be written.
     for (path, leaf) in &c.values {
@@ -999,10 +1001,23 @@ fn translate(
         ),
     };
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    // A parameter the driver of this release reads, which the cluster file can hold.
+    let parameters = lh.parameters().ok();
+    let known = |key: &str| {
+        parameters.is_some_and(|p| {
+            p.typed.contains_key(key)
+                || p.param.get(key).is_some_and(|q| {
+                    crate::knowledge::Minor::parse(&q.since)
+                        .is_some_and(|since| since <= release.minor)
+                })
+        })
+    };
     let classes: Vec<objects::ClassIn> = c
         .classes
         .iter()
-        .filter_map(|(file, node)| objects::class(*file, texts[*file], node, &defaults, findings))
+        .filter_map(|(file, node)| {
+            objects::class(*file, texts[*file], node, &defaults, &known, findings)
+        })
         .collect();
     let data_path =
         setting("defaultDataPath").unwrap_or_else(|| crate::model::defaults::DATA_PATH.to_string());
@@ -1214,11 +1229,7 @@ fn converge(
     let mut clean = false;
     let mapped_owner = |demoted: &BTreeSet<Group>| values::map(&c.values, cx, demoted);
     let place_of = |at: &At| place(sources, at);
-    let origin = crate::plan::Origin {
-        input: options.output.clone(),
-        command: format!("lhc build {}", options.output),
-        out_name: "out".into(),
-    };
+    let origin = crate::plan::Origin::plain(&options.output);
     for _ in 0..MAX_ROUNDS {
         let mapped = mapped_owner(&demoted);
         let owner = mapped.owner.clone();

@@ -107,6 +107,7 @@ pub(crate) fn class(
     text: &str,
     node: &Node,
     defaults: &ClassDefaults,
+    known: &dyn Fn(&str) -> bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ClassIn> {
     let name = node.pointer("/metadata/name")?.as_str()?.to_string();
@@ -299,8 +300,49 @@ pub(crate) fn class(
         extra.push(line);
     }
     lines.extend(extra);
+    let applied: Vec<(String, String)> =
+        params.iter().filter_map(|(k, v)| Some((k.as_str()?.to_string(), text_of(v)))).collect();
+    if !applied.is_empty() && !comes_back_as_written(&lines, &applied, known) {
+        let value = Toml::Inline(applied.iter().map(|(k, v)| (k.clone(), Toml::str(v))).collect());
+        let mut line = Line::new("applied_parameters", value, Some(here("/parameters")));
+        line.notes.push(
+            "The class's parameters as the cluster has them (Kubernetes refuses to change them):"
+                .into(),
+        );
+        line.notes.push(
+            "lhc writes them unchanged for as long as they mean what the keys above say.".into(),
+        );
+        line.from.push((scope.clone(), vec!["parameters".into()]));
+        lines.push(line.required());
+    }
     unsupported(file, text, node, &scope, &["mountOptions", "allowedTopologies"], findings);
     Some(ClassIn { name, at: here("/metadata/name"), object, lines })
+}
+
+/// Whether `lhc build` of the class's lines writes exactly the parameters the input has (every
+/// one a parameter Longhorn reads, so none will be refused): then `applied_parameters` would
+/// say nothing. The lines are read as the cluster file's own `[[storage_class]]` is, so the
+/// answer is the model's ([`crate::model::StorageClass::own_parameters`]).
+fn comes_back_as_written(
+    lines: &[Line],
+    applied: &[(String, String)],
+    known: &dyn Fn(&str) -> bool,
+) -> bool {
+    if !applied.iter().all(|(k, _)| known(k)) {
+        return false;
+    }
+    let mut text = String::new();
+    for line in lines {
+        let key: Vec<String> = line.key.iter().map(|k| super::draft::key(k)).collect();
+        text.push_str(&format!("{} = {}\n", key.join("."), line.value.text()));
+    }
+    let Ok(class) = toml_edit::de::from_str::<crate::model::StorageClass>(&text) else {
+        return false;
+    };
+    let own: std::collections::BTreeMap<String, String> =
+        class.own_parameters().into_iter().collect();
+    let input: std::collections::BTreeMap<String, String> = applied.iter().cloned().collect();
+    own == input
 }
 
 /// Fields, labels and annotations a cluster file cannot hold: each a `not-imported` warning.

@@ -52,6 +52,8 @@ pub(crate) const DERIVED_PATHS: &[&str] = &[
 pub(crate) struct Cx<'a> {
     pub knowledge: &'static Knowledge,
     pub release: &'a Release,
+    /// Leaves that were moved to where the release has them, with the comment their lines get.
+    pub moved: &'a super::moves::Moved,
 }
 
 fn seg(path: &str) -> Vec<String> {
@@ -188,6 +190,7 @@ pub(crate) fn map(v: &Leaves, cx: &Cx<'_>, demoted: &BTreeSet<Group>) -> Mapped 
         for (table, mut line) in take.lines {
             line.group = Some(group);
             line.from.clone_from(&from);
+            moved_note(&mut line, cx);
             out.tables.entry(table).or_default().push(line);
         }
     }
@@ -196,10 +199,22 @@ pub(crate) fn map(v: &Leaves, cx: &Cx<'_>, demoted: &BTreeSet<Group>) -> Mapped 
         if taken.contains(path) || leaf.value.is_null() {
             continue;
         }
-        let (table, line) = raw(path, leaf, cx, &settings);
+        let (table, mut line) = raw(path, leaf, cx, &settings);
+        moved_note(&mut line, cx);
         out.tables.entry(table).or_default().push(line);
     }
     out
+}
+
+/// The comment on a line whose value was moved from where the input wrote it.
+fn moved_note(line: &mut Line, cx: &Cx<'_>) {
+    for (_, path) in &line.from {
+        if let Some((at, note, _)) = cx.moved.get(path) {
+            if line.origin.as_ref() == Some(at) && !line.notes.contains(note) {
+                line.notes.push(note.clone());
+            }
+        }
+    }
 }
 
 /// A values leaf as it is: a setting in `[longhorn.settings]`, anything else in

@@ -13,7 +13,7 @@
 //! (its data file has one entry per line) and parses a setting or values key when it first reads
 //! it ([`Table`]); the curated files are parsed when a rule first needs them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -320,6 +320,10 @@ pub struct Move {
     /// The value now goes in this engine's entry of `to`.
     #[serde(default)]
     pub to_engine: Option<String>,
+    /// How an old value reads at `to`, when the meaning changed with the move (the old text →
+    /// the new text); a value not listed has no translation.
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
     pub note: String,
     #[serde(default)]
     pub source: String,
@@ -368,6 +372,71 @@ pub struct DriverParameter {}
 pub struct Typed {
     #[serde(rename = "use")]
     pub key: String,
+    /// How the driver reads the value.
+    pub kind: ParameterKind,
+    /// What the driver uses when a class has no such parameter: a fixed value...
+    #[serde(default)]
+    pub absent: Option<String>,
+    /// ...or a setting's value.
+    #[serde(default)]
+    pub absent_setting: Option<String>,
+}
+
+impl Parameters {
+    /// How the driver reads a parameter, when lhc knows it.
+    pub fn kind_of(&self, key: &str) -> Option<ParameterKind> {
+        self.typed.get(key).map(|t| t.kind).or_else(|| self.param.get(key).map(|p| p.kind))
+    }
+}
+
+impl ParameterKind {
+    /// Whether two texts of a parameter of this kind mean the same to Longhorn: numbers and
+    /// booleans as Go parses them, tag lists as the sets `strings.Split` gives, JSON arrays as
+    /// the sets of their items, anything else as written.
+    pub fn same(self, a: &str, b: &str) -> bool {
+        if a == b {
+            return true;
+        }
+        match self {
+            ParameterKind::Int => {
+                a.parse::<i64>().ok().is_some_and(|x| b.parse::<i64>().ok() == Some(x))
+            }
+            ParameterKind::Bool => go_bool(a).zip(go_bool(b)).is_some_and(|(x, y)| x == y),
+            ParameterKind::TagList => {
+                let set = |s: &str| s.split(',').map(str::to_string).collect::<BTreeSet<_>>();
+                set(a) == set(b)
+            }
+            ParameterKind::JsonArray => {
+                // The one JSON array is `recurringJobSelector`, read into `[]{name, isGroup}`:
+                // other fields are dropped, a missing `isGroup` is false.
+                let set = |s: &str| {
+                    let items = serde_json::from_str::<Vec<serde_json::Value>>(s).ok()?;
+                    let item = |i: &serde_json::Value| {
+                        let name = i.get("name")?.as_str()?.to_string();
+                        let group =
+                            i.get("isGroup").map_or(Some(false), serde_json::Value::as_bool)?;
+                        Some((name, group))
+                    };
+                    items.iter().map(item).collect::<Option<BTreeSet<_>>>()
+                };
+                set(a).is_some() && set(a) == set(b)
+            }
+            ParameterKind::JsonObject => {
+                let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).ok();
+                parse(a).is_some() && parse(a) == parse(b)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Go's `strconv.ParseBool`.
+pub fn go_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" | "t" | "T" | "true" | "True" | "TRUE" => Some(true),
+        "0" | "f" | "F" | "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -789,8 +858,8 @@ impl Release {
     }
 
     /// Every path values.yaml declares, leaves and maps, by its segments.
-    pub fn value_paths(&self) -> std::collections::BTreeSet<Vec<String>> {
-        let mut out = std::collections::BTreeSet::new();
+    pub fn value_paths(&self) -> BTreeSet<Vec<String>> {
+        let mut out = BTreeSet::new();
         for key in self.values.keys() {
             let segs = segments(key);
             for i in 1..segs.len() {
@@ -982,7 +1051,7 @@ mod tests {
                 assert_eq!(r.settings.get(k).unwrap().name.as_deref(), s["name"].as_str(), "{k}");
             }
             let mut leaves = BTreeMap::new();
-            let mut maps = std::collections::BTreeSet::new();
+            let mut maps = BTreeSet::new();
             for (path, v) in whole["values"].as_object().unwrap() {
                 let segs: Vec<String> = match v.get("segments") {
                     Some(s) => serde_json::from_value(s.clone()).unwrap(),
@@ -1010,7 +1079,7 @@ mod tests {
                 }
                 assert_eq!(r.is_map(&other), maps.contains(&other), "{other:?}");
             }
-            let all: std::collections::BTreeSet<Vec<String>> =
+            let all: BTreeSet<Vec<String>> =
                 leaves.keys().cloned().chain(maps.iter().cloned()).collect();
             assert_eq!(r.value_paths(), all);
             // The components the chart places, in the order of their paths.

@@ -23,6 +23,18 @@ pub const DERIVED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Values paths lhc never writes as `true`, whoever asks: the guards Longhorn keeps against
+/// losing data. Asking for one is a warning, and the key is left out.
+pub const GUARDS: &[(&str, &str)] = &[(
+    "defaultSettings.deletingConfirmationFlag",
+    "it lets Longhorn's uninstaller run, and then a pruned or deleted HelmRelease or Application deletes every volume; set it by hand, right before an uninstall you mean: `kubectl -n longhorn-system patch settings.longhorn.io deleting-confirmation-flag --type=merge -p '{\"value\":\"true\"}'`",
+)];
+
+/// Why lhc never writes `path` as `true`, when it is a guard.
+pub fn guard(path: &str) -> Option<&'static str> {
+    GUARDS.iter().find(|(p, _)| *p == path).map(|(_, why)| *why)
+}
+
 /// Where a first-class key is written in a cluster file, when it is.
 type IsSet = fn(&ClusterFile) -> Option<Span>;
 

@@ -85,6 +85,12 @@ pub struct StorageClass {
     /// driver reads in the target version.
     #[serde(default)]
     pub parameters: BTreeMap<Spanned<String>, Spanned<String>>,
+    /// The parameters of the class as the cluster has it (`lhc import` writes them). Kubernetes
+    /// refuses any change to a StorageClass's parameters, so lhc writes these, byte for byte,
+    /// for as long as they mean to Longhorn what the class's other keys say; once the class
+    /// changes, lhc writes its own, with a warning that the class must be re-created.
+    #[serde(default)]
+    pub applied_parameters: Option<Spanned<BTreeMap<String, String>>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -160,5 +166,32 @@ impl StorageClass {
     }
     pub fn is_default(&self) -> bool {
         self.default.as_ref().map_or(defaults::CLASS_IS_DEFAULT, |d| d.value)
+    }
+
+    /// The StorageClass parameters of the class's own keys, in the order lhc writes them: the
+    /// typed keys (with their defaults), then `parameters`.
+    pub fn own_parameters(&self) -> Vec<(String, String)> {
+        let join =
+            |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+        let mut out = vec![
+            ("numberOfReplicas".to_string(), self.replicas().to_string()),
+            ("staleReplicaTimeout".to_string(), self.stale_replica_timeout().to_string()),
+            ("fsType".to_string(), self.fs().as_str().to_string()),
+        ];
+        if let Some(mkfs) = &self.mkfs_params {
+            out.push(("mkfsParams".into(), mkfs.to_string()));
+        }
+        out.push(("dataLocality".into(), self.data_locality().as_str().into()));
+        if !self.disk_tags.is_empty() {
+            out.push(("diskSelector".into(), join(&self.disk_tags)));
+        }
+        if !self.node_tags.is_empty() {
+            out.push(("nodeSelector".into(), join(&self.node_tags)));
+        }
+        if let Some(selector) = super::recurring::class_selector(self) {
+            out.push(("recurringJobSelector".into(), selector));
+        }
+        out.extend(self.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
+        out
     }
 }

@@ -20,8 +20,9 @@ pub struct Gitops {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::GITOPS_REVISION))]
     pub revision: Option<Spanned<String>>,
-    /// Where the cluster's output folder is in the repository. Default: `<out>/<cluster name>`,
-    /// the output folder as `lhc build` writes it, relative to the folder that holds it.
+    /// Where the cluster's output folder is in the repository, from its root. Default: where
+    /// `lhc build` writes it (`<out>/<cluster name>`, the output folder relative to the root of
+    /// the repository that holds it); a warning when both are known and differ.
     #[serde(default)]
     pub path: Option<Spanned<String>>,
     /// Flux: the GitRepository (in `flux-system`) of the repository. Default: `"flux-system"`.

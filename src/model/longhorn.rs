@@ -273,6 +273,14 @@ impl SettingValue {
     }
 }
 
+impl SettingValue {
+    /// Whether Longhorn reads the value as `true` (Go's `strconv.ParseBool`: `1`, `t`, `T`,
+    /// `true`, `True`, `TRUE`, after the trimming Longhorn does).
+    pub fn is_true(&self) -> bool {
+        matches!(self.manager_text().trim(), "1" | "t" | "T" | "true" | "True" | "TRUE")
+    }
+}
+
 impl SettingScalar {
     /// The value's text, as in [`SettingValue::manager_text`].
     pub fn text(&self) -> String {

@@ -90,3 +90,42 @@ impl RecurringJob {
         self.groups.iter().any(|g| g.as_str() == group)
     }
 }
+
+/// The `recurringJobSelector` Longhorn reads (`[{"name":"…","isGroup":false},…]`): the jobs,
+/// then the groups, each sorted by name and without duplicates, so reordering a list in the
+/// cluster file does not change the (immutable) StorageClass.
+pub fn selector_json(jobs: &[&str], groups: &[&str]) -> String {
+    #[derive(Serialize)]
+    struct Item<'a> {
+        name: &'a str,
+        #[serde(rename = "isGroup")]
+        is_group: bool,
+    }
+    fn sorted<'a>(names: &[&'a str]) -> Vec<&'a str> {
+        let mut names = names.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+    let items: Vec<Item<'_>> = sorted(jobs)
+        .into_iter()
+        .map(|name| Item { name, is_group: false })
+        .chain(sorted(groups).into_iter().map(|name| Item { name, is_group: true }))
+        .collect();
+    serde_json::to_string(&items).unwrap_or_default()
+}
+
+/// The `recurringJobSelector` parameter of a class, when it selects anything.
+pub fn class_selector(class: &super::StorageClass) -> Option<String> {
+    selection(&class.recurring_jobs, &class.recurring_job_groups)
+}
+
+/// [`selector_json`] of two spanned lists, `None` when both are empty.
+pub fn selection(jobs: &[Spanned<String>], groups: &[Spanned<String>]) -> Option<String> {
+    if jobs.is_empty() && groups.is_empty() {
+        return None;
+    }
+    let jobs: Vec<&str> = jobs.iter().map(|s| s.as_str()).collect();
+    let groups: Vec<&str> = groups.iter().map(|s| s.as_str()).collect();
+    Some(selector_json(&jobs, &groups))
+}

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::LonghornPlan;
+use crate::diagnostic::{Diagnostic, Message};
 use crate::model::{ClusterFile, GitopsMode, defaults};
 
 #[derive(Debug, Clone, Serialize)]
@@ -33,18 +34,45 @@ pub struct GitopsFile {
     pub storage: bool,
 }
 
+/// A `[gitops] path` that is not where the build goes, in a repository whose root lhc knows:
+/// Flux or Argo CD would look for the manifests where there are none.
+pub fn path_check(file: &ClusterFile, origin: &crate::plan::Origin) -> Option<Diagnostic> {
+    let given = file.gitops.as_ref()?.path.as_ref()?;
+    if !origin.in_repository {
+        return None;
+    }
+    let cluster = file.cluster.name.to_string();
+    let actual = match origin.out_path.as_str() {
+        "." => cluster,
+        out => format!("{out}/{cluster}"),
+    };
+    let normal = given.trim_start_matches("./").trim_end_matches('/');
+    (normal != actual).then(|| {
+        Diagnostic::warning(
+            Message::GitopsPath { given: given.to_string(), actual: actual.clone() },
+            given.span.clone(),
+        )
+        .with_help(format!(
+            "the path is relative to the repository root; write `path = \"{actual}\"`, or remove it: lhc computes it from the output folder"
+        ))
+    })
+}
+
 /// How `[gitops]` installs the chart; without `[gitops]`, an Argo CD Application with the
 /// defaults (what `lhc render --chart` prints).
 pub fn plan(
     file: &ClusterFile,
     longhorn: &LonghornPlan,
-    out_name: &str,
+    out_path: &str,
     namespace_labels: &[(String, String)],
 ) -> GitopsPlan {
     let cluster = file.cluster.name.to_string();
     let g = file.gitops.as_ref();
     let path = g.and_then(|g| g.path.as_ref()).map_or_else(
-        || format!("{out_name}/{cluster}"),
+        || match out_path {
+            "." => cluster.clone(),
+            _ => format!("{out_path}/{cluster}"),
+        },
         |p| p.trim_start_matches("./").trim_end_matches('/').to_string(),
     );
     GitopsPlan {

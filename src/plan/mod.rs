@@ -19,8 +19,7 @@ pub use facts::Facts;
 
 use crate::check::{DiskFacts, Resolved, Scheduling};
 use crate::knowledge::longhorn::Release;
-use crate::model::Spanned;
-use crate::model::{ClusterFile, Pool, StorageClass, Tag, defaults};
+use crate::model::{ClusterFile, Pool, StorageClass, defaults};
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -29,8 +28,24 @@ pub struct Origin {
     pub input: String,
     /// The command that regenerates the output.
     pub command: String,
-    /// The output folder's name, as the repository path of the output starts (`out`).
-    pub out_name: String,
+    /// The output folder's path in the repository (`out`, `lhc/out`; `.` for the root itself):
+    /// where Flux and Argo CD find the cluster's folder.
+    pub out_path: String,
+    /// Whether `out_path` is relative to a repository's root (a folder with `.git`), not just
+    /// to the folder that holds the output folder.
+    pub in_repository: bool,
+}
+
+impl Origin {
+    /// An input built into `out` outside any repository, its command `lhc build <input>`.
+    pub fn plain(input: &str) -> Origin {
+        Origin {
+            input: input.to_string(),
+            command: format!("lhc build {input}"),
+            out_path: "out".into(),
+            in_repository: false,
+        }
+    }
 }
 
 /// Everything lhc writes for one cluster.
@@ -231,7 +246,7 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     let namespace = longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace.as_str());
     let pools = plan_pools(file, &resolved.disks, release, resolved.provider);
     let classes: Vec<ClassPlan> = if release.is_some() {
-        file.storage_classes.iter().map(|c| plan_class(c)).collect()
+        file.storage_classes.iter().map(|c| plan_class(file, c, resolved)).collect()
     } else {
         vec![]
     };
@@ -278,9 +293,9 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
         .map(|d| d.namespace_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default();
     let chart =
-        longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_name, &namespace_labels));
+        longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_path, &namespace_labels));
     if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {
-        let plan = gitops::plan(file, l, &origin.out_name, &namespace_labels);
+        let plan = gitops::plan(file, l, &origin.out_path, &namespace_labels);
         let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
         let name = format!("{}.yaml", plan.mode.as_str());
         files.insert(
@@ -365,14 +380,24 @@ fn plan_pools(
                 .iter()
                 .zip(disks)
                 .map(|(d, f)| {
+                    // The reserve as the file says it (or its default), then in bytes.
+                    let reserved = match (&d.reserved, d.kind.value) {
+                        (_, crate::model::DiskKind::Block) => "nothing reserved".to_string(),
+                        (Some(r), _) => {
+                            format!("{r} reserved ({} bytes)", f.reserved.0)
+                        }
+                        (None, kind) => format!(
+                            "{}% reserved, the default ({} bytes)",
+                            kind.default_reserved_percent(),
+                            f.reserved.0
+                        ),
+                    };
                     format!(
-                        "disk {} ({}): {} at {}, {} reserved ({} bytes)",
+                        "disk {} ({}): {} at {}, {reserved}",
                         d.name,
                         d.kind.as_str(),
                         f.size.map_or("size unknown".into(), |s| s.to_string()),
                         d.path.as_str(),
-                        f.reserved,
-                        f.reserved.0
                     )
                 })
                 .collect();
@@ -427,30 +452,10 @@ fn plan_longhorn(
     }
 }
 
-fn join(tags: &[Spanned<Tag>]) -> String {
-    tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
-}
-
-fn plan_class(class: &StorageClass) -> ClassPlan {
-    let mut parameters = vec![
-        ("numberOfReplicas".to_string(), class.replicas().to_string()),
-        ("staleReplicaTimeout".to_string(), class.stale_replica_timeout().to_string()),
-        ("fsType".to_string(), class.fs().as_str().to_string()),
-    ];
-    if let Some(mkfs) = &class.mkfs_params {
-        parameters.push(("mkfsParams".into(), mkfs.to_string()));
-    }
-    parameters.push(("dataLocality".into(), class.data_locality().as_str().into()));
-    if !class.disk_tags.is_empty() {
-        parameters.push(("diskSelector".into(), join(&class.disk_tags)));
-    }
-    if !class.node_tags.is_empty() {
-        parameters.push(("nodeSelector".into(), join(&class.node_tags)));
-    }
-    if let Some(selector) = recurring::class_selector(class) {
-        parameters.push(("recurringJobSelector".into(), selector));
-    }
-    parameters.extend(class.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
+/// A class's StorageClass: its own parameters, or the ones the cluster has, while they mean
+/// the same ([`crate::check::classes::written_parameters`]).
+fn plan_class(file: &ClusterFile, class: &StorageClass, resolved: &Resolved) -> ClassPlan {
+    let parameters = crate::check::classes::written_parameters(file, class, resolved);
     ClassPlan {
         no_substitution: parameters.iter().any(|(k, v)| k.contains("${") || v.contains("${")),
         name: class.name.to_string(),

@@ -320,6 +320,11 @@ pub fn tree(
             }
         }
     }
+    // Longhorn's guards against losing data are never written as `true` (`unsafe-setting`).
+    asked.retain(|(key, value, _)| {
+        !(crate::model::chart_keys::guard(&format!("defaultSettings.{key}")).is_some()
+            && value.is_true())
+    });
     let settings = settings(lh, release, &asked);
     t.0.push(Entry {
         key: "defaultSettings".into(),
@@ -331,10 +336,20 @@ pub fn tree(
         ),
         comment: None,
     });
-    if !backup_store.is_empty() {
-        for (k, v) in backup_store {
-            t.put(&format!("defaultBackupStore.{k}"), v, None);
-        }
+    // The chart pastes `defaultBackupStore` into `longhorn-default-resource` unquoted in every
+    // release that has it; where the header does not say so (1.10+), the comment does.
+    let quoted = format!(
+        "lhc: [longhorn.backup]; in its own quotes, since chart {} pastes it into its ConfigMap unquoted",
+        release.version
+    );
+    for (k, v) in backup_store {
+        let self_quoted = matches!(&v, Out::Str(s) if s.starts_with('"'));
+        let comment = if self_quoted && !release.pastes_settings_bare() {
+            quoted.as_str()
+        } else {
+            "lhc: [longhorn.backup]"
+        };
+        t.put(&format!("defaultBackupStore.{k}"), v, Some(comment));
     }
 
     // persistence: the chart's own class.

@@ -105,11 +105,7 @@ fn spans_inside(text: &str, diagnostics: &[lhc::diagnostic::Diagnostic]) {
 }
 
 fn compile(text: &str) {
-    let origin = Origin {
-        input: "fuzz.toml".into(),
-        command: "lhc build fuzz.toml".into(),
-        out_name: "out".into(),
-    };
+    let origin = Origin::plain("fuzz.toml");
     let compiled = lhc::compile(&Source::new("fuzz.toml", text), origin);
     // Every span lies inside the text, on character boundaries, and diagnostics render.
     spans_inside(text, &compiled.diagnostics);
@@ -366,8 +362,7 @@ fn damage(rng: &mut Rng, v: &mut serde_json::Value) {
 fn no_damaged_manifest_facts_panic_the_diff() {
     let (rounds, mut rng) = campaign(150, 0xd1ff_fac7_5eed);
     for (name, text) in seeds().into_iter().filter(|(n, _)| n.contains("profiles/")) {
-        let origin =
-            Origin { input: "p.toml".into(), command: "lhc build".into(), out_name: "out".into() };
+        let origin = Origin::plain("p.toml");
         let compiled = lhc::compile(&Source::new("p.toml", text), origin);
         let new = compiled.output.unwrap_or_else(|| panic!("{name} builds")).plan.facts;
         let written = serde_json::to_value(&new).unwrap();
@@ -411,8 +406,7 @@ fn no_damaged_old_build_panics_the_diff() {
     let (rounds, mut rng) = campaign(60, 0x01d0_b01d_f11e);
     let (name, text) =
         seeds().into_iter().find(|(n, _)| n.ends_with("profiles/hcloud-longhorn.toml")).unwrap();
-    let origin =
-        Origin { input: "p.toml".into(), command: "lhc build".into(), out_name: "out".into() };
+    let origin = Origin::plain("p.toml");
     let output = lhc::compile(&Source::new("p.toml", text), origin).output.unwrap();
     let (plan, tree) = (output.plan, output.tree);
     let dir = tempfile::tempdir().unwrap();
@@ -436,7 +430,7 @@ fn no_damaged_old_build_panics_the_diff() {
         let result = std::panic::catch_unwind(|| {
             let changes = lhc::emit::prepare(dir.path(), &plan.cluster, &tree, &plan.facts, false);
             let options = lhc::diff::Options::default();
-            let d = lhc::diff::diff(&plan, &tree, changes, "out", &options);
+            let d = lhc::diff::diff(&plan, &tree, changes, &options);
             let _ = lhc::diagnostic::render::human(&d.warnings, None, false);
             d.warnings.iter().any(|w| w.message.code() == "old-manifest")
         });

@@ -12,6 +12,7 @@ mod chart;
 mod cli;
 mod diagnostics;
 mod diff;
+mod first_week;
 mod fuzz;
 mod gitops;
 mod import;

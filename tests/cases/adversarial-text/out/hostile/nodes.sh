@@ -38,7 +38,7 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 'n1' 'n2' 'n3' -o name > /dev/null
 
 # Pool storage: 3 nodes.
-#   disk disk-1 (device): 100Gi at /mnt/it's "$(reboot)" `id`: #1\n; rm -rf /, 25Gi reserved (26843545600 bytes)
+#   disk disk-1 (device): 100Gi at /mnt/it's "$(reboot)" `id`: #1\n; rm -rf /, 25% reserved, the default (26843545600 bytes)
 nodes=( 'n1' 'n2' 'n3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

@@ -38,7 +38,7 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 's1' 's2' 's3' -o name > /dev/null
 
 # Pool storage: 3 nodes.
-#   disk nvme (device): 500Gi at /mnt/nvme, 125Gi reserved (134217728000 bytes)
+#   disk nvme (device): 500Gi at /mnt/nvme, 25% reserved, the default (134217728000 bytes)
 nodes=( 's1' 's2' 's3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

@@ -38,8 +38,8 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 'n1' 'n2' 'n3' -o name > /dev/null
 
 # Pool nvme: 3 nodes.
-#   disk nvme0 (block): 1Ti at /dev/disk/by-id/nvme-fast-0, 0 reserved (0 bytes)
-#   disk data (device): 500Gi at /mnt/data, 0 reserved (0 bytes)
+#   disk nvme0 (block): 1Ti at /dev/disk/by-id/nvme-fast-0, nothing reserved
+#   disk data (device): 500Gi at /mnt/data, 0% reserved (0 bytes)
 nodes=( 'n1' 'n2' 'n3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool nvme)"

@@ -55,7 +55,7 @@ select_nodes() {
 }
 
 # Pool storage (ccx33): the nodes labelled lhc.dev/pool=storage (autoscaled, 3 to 6).
-#   disk nvme (local): 240Gi at /var/lib/longhorn, 60Gi reserved (64424509440 bytes)
+#   disk nvme (local): 240Gi at /var/lib/longhorn, 25% reserved, the default (64424509440 bytes)
 select_nodes 'lhc.dev/pool=storage' 'storage'
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

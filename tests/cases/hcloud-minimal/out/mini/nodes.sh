@@ -38,7 +38,7 @@ step "checking that all 3 nodes exist"
 "${kubectl[@]}" get node 'w1' 'w2' 'w3' -o name > /dev/null
 
 # Pool workers (cpx32): 3 nodes.
-#   disk root (local): 160Gi at /var/lib/longhorn, 40Gi reserved (42949672960 bytes)
+#   disk root (local): 160Gi at /var/lib/longhorn, 25% reserved, the default (42949672960 bytes)
 nodes=( 'w1' 'w2' 'w3' )
 for node in "${nodes[@]}"; do
   step "node $node (pool workers)"

@@ -38,8 +38,8 @@ step "checking that all 5 nodes exist"
 "${kubectl[@]}" get node 'tri-fsn1-1' 'tri-fsn1-2' 'tri-nbg1-1' 'tri-nbg1-2' 'tri-hel1-1' -o name > /dev/null
 
 # Pool fsn1 (ccx23): 2 nodes.
-#   disk nvme (local): 160Gi at /var/lib/longhorn, 40Gi reserved (42949672960 bytes)
-#   disk volume (hcloud-volume): 200Gi at /mnt/longhorn-volume, 20Gi reserved (21474836480 bytes)
+#   disk nvme (local): 160Gi at /var/lib/longhorn, 25% reserved, the default (42949672960 bytes)
+#   disk volume (hcloud-volume): 200Gi at /mnt/longhorn-volume, 10% reserved, the default (21474836480 bytes)
 nodes=( 'tri-fsn1-1' 'tri-fsn1-2' )
 for node in "${nodes[@]}"; do
   step "node $node (pool fsn1)"
@@ -52,7 +52,7 @@ for node in "${nodes[@]}"; do
 done
 
 # Pool nbg1 (ccx23): 2 nodes.
-#   disk nvme (local): 160Gi at /var/lib/longhorn, 40Gi reserved (42949672960 bytes)
+#   disk nvme (local): 160Gi at /var/lib/longhorn, 25% reserved, the default (42949672960 bytes)
 nodes=( 'tri-nbg1-1' 'tri-nbg1-2' )
 for node in "${nodes[@]}"; do
   step "node $node (pool nbg1)"
@@ -64,7 +64,7 @@ for node in "${nodes[@]}"; do
 done
 
 # Pool hel1 (ccx23): 1 node.
-#   disk nvme (local): 160Gi at /var/lib/longhorn, 40Gi reserved (42949672960 bytes)
+#   disk nvme (local): 160Gi at /var/lib/longhorn, 25% reserved, the default (42949672960 bytes)
 nodes=( 'tri-hel1-1' )
 for node in "${nodes[@]}"; do
   step "node $node (pool hel1)"

@@ -55,7 +55,7 @@ select_nodes() {
 }
 
 # Pool storage: the nodes labelled lhc.dev/pool=storage (3 expected).
-#   disk nvme (device): 1Ti at /var/lib/longhorn, 256Gi reserved (274877906944 bytes)
+#   disk nvme (device): 1Ti at /var/lib/longhorn, 25% reserved, the default (274877906944 bytes)
 select_nodes 'lhc.dev/pool=storage' 'storage'
 for node in "${nodes[@]}"; do
   step "node $node (pool storage)"

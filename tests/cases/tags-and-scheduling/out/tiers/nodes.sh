@@ -38,8 +38,8 @@ step "checking that all 5 nodes exist"
 "${kubectl[@]}" get node 'fast-1' 'fast-2' 'bulk-1' 'bulk-2' 'bulk-3' -o name > /dev/null
 
 # Pool fast (ccx33): 2 nodes.
-#   disk nvme (local): 240Gi at /var/lib/longhorn, 60Gi reserved (64424509440 bytes)
-#   disk spare (hcloud-volume): 100Gi at /mnt/spare, 10Gi reserved (10737418240 bytes)
+#   disk nvme (local): 240Gi at /var/lib/longhorn, 25% reserved, the default (64424509440 bytes)
+#   disk spare (hcloud-volume): 100Gi at /mnt/spare, 10% reserved, the default (10737418240 bytes)
 nodes=( 'fast-1' 'fast-2' )
 for node in "${nodes[@]}"; do
   step "node $node (pool fast)"
