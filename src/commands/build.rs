@@ -113,27 +113,60 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: &Path, force: bool, options: &Option
         }
     }
     for c in &all {
-        let folder = out.join(&c.cluster);
-        if c.is_clean() {
-            outcome.print(&format!("{}: up to date\n", folder.display()));
-            continue;
-        }
-        let count = |k: ChangeKind| c.changes.iter().filter(|x| x.kind == k).count();
-        outcome.print(&format!(
-            "{}: {} added, {} changed, {} removed\n",
-            folder.display(),
-            count(ChangeKind::Added),
-            count(ChangeKind::Changed),
-            count(ChangeKind::Removed)
-        ));
-        let prefix = format!("{}/", c.cluster);
-        for change in &c.changes {
-            let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
-            outcome.print(&format!("  {:<8} {path}\n", change.kind.as_str()));
-        }
+        outcome.print(&written(ui, out, c));
     }
     outcome.code = OK;
     outcome
+}
+
+/// What `build` says about one cluster it wrote: `out/edge: up to date`, or the counts and a
+/// line per file; with `--message-format json` one JSON object (see docs/reference.md).
+fn written(ui: &Ui, out: &Path, c: &Changes) -> String {
+    let folder = out.join(&c.cluster);
+    let prefix = format!("{}/", c.cluster);
+    let paths = |k: ChangeKind| -> Vec<&str> {
+        c.changes
+            .iter()
+            .filter(|x| x.kind == k)
+            .map(|x| x.path.strip_prefix(&prefix).unwrap_or(&x.path))
+            .collect()
+    };
+    if !ui.human() {
+        let status = if c.is_clean() { "up-to-date" } else { "written" };
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            cluster: &'a str,
+            folder: String,
+            status: &'a str,
+            added: Vec<&'a str>,
+            changed: Vec<&'a str>,
+            removed: Vec<&'a str>,
+        }
+        let line = Line {
+            cluster: &c.cluster,
+            folder: folder.display().to_string(),
+            status,
+            added: paths(ChangeKind::Added),
+            changed: paths(ChangeKind::Changed),
+            removed: paths(ChangeKind::Removed),
+        };
+        return format!("{}\n", serde_json::to_string(&line).unwrap_or_default());
+    }
+    if c.is_clean() {
+        return format!("{}: up to date\n", folder.display());
+    }
+    let mut text = format!(
+        "{}: {} added, {} changed, {} removed\n",
+        folder.display(),
+        paths(ChangeKind::Added).len(),
+        paths(ChangeKind::Changed).len(),
+        paths(ChangeKind::Removed).len()
+    );
+    for change in &c.changes {
+        let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
+        text.push_str(&format!("  {:<8} {path}\n", change.kind.as_str()));
+    }
+    text
 }
 
 /// `build --check`: 0 up to date, 1 stale (with the diff), 2 error.
@@ -147,6 +180,8 @@ pub fn check(ui: &Ui, files: &[PathBuf], out: &Path, options: &Options) -> Outco
             for d in &diffs {
                 outcome.print(&format!("{}: up to date\n", out.join(&d.changes.cluster).display()));
             }
+        } else {
+            super::diff::show(&mut outcome, ui, &diffs, out);
         }
         outcome.code = OK;
         return outcome;

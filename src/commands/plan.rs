@@ -1,4 +1,4 @@
-//! `lhc plan FILE... [--format table|markdown|json] [--chart FILE.svg]`: how much each cluster
+//! `lhc plan FILE... [--format table|markdown|json] [--svg FILE.svg]`: how much each cluster
 //! can hold, per disk and per class, now and after losing a node, and where the declared
 //! volumes go. Invalid files get `lhc check`'s diagnostics; volumes that do not fit are an
 //! error that still shows the plan, since the plan says why.
@@ -26,7 +26,7 @@ pub struct Options<'a> {
     pub files: &'a [PathBuf],
     pub format: Format,
     /// Also write the chart (one file only).
-    pub chart: Option<&'a Path>,
+    pub svg: Option<&'a Path>,
 }
 
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
@@ -204,12 +204,9 @@ fn blocks(d: &Diagnostic) -> bool {
 }
 
 pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
-    if o.chart.is_some() && o.files.len() > 1 {
+    if o.svg.is_some() && o.files.len() > 1 {
         let d = Diagnostic::error(
-            Message::Usage(format!(
-                "--chart draws one cluster; {} files were given",
-                o.files.len()
-            )),
+            Message::Usage(format!("--svg draws one cluster; {} files were given", o.files.len())),
             None,
         );
         return Outcome::fail(ui, d, FAILED);
@@ -261,14 +258,14 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         all.extend(diagnostics);
         if let Some(plan) = plan {
             texts.push(plan.render(o.format));
-            if o.chart.is_some() {
+            if o.svg.is_some() {
                 chart = Some(plan.svg());
             }
         }
     }
     let sep = if o.format == Format::Json { "" } else { "\n" };
     out.print(&texts.join(sep));
-    if let (Some(path), Some(svg)) = (o.chart, chart) {
+    if let (Some(path), Some(svg)) = (o.svg, chart) {
         if !out.write(ui, path, svg) {
             return out;
         }

@@ -1,4 +1,4 @@
-//! `lhc report FILE... [--format F] [--chart F.svg] [--baseline C] [--label N]`: read benchmark
+//! `lhc report FILE... [--format F] [--svg F.svg] [--baseline C] [--label N]`: read benchmark
 //! logs and compare the classes.
 
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ pub struct Options<'a> {
     /// Log files; `-` reads stdin.
     pub files: &'a [PathBuf],
     pub format: Format,
-    pub chart: Option<&'a Path>,
+    /// Also write the bar chart to this file.
+    pub svg: Option<&'a Path>,
     pub baseline: Option<&'a str>,
     pub labels: &'a [String],
 }
@@ -90,7 +91,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         Format::Csv => results::table::csv(&report),
         Format::Json => results::table::json(&report),
     });
-    if let Some(path) = o.chart {
+    if let Some(path) = o.svg {
         if !out.write(ui, path, results::chart::svg(&report)) {
             return out;
         }

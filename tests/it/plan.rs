@@ -37,7 +37,7 @@ fn every_format_and_the_chart_match_their_goldens() {
                 "cluster.toml",
                 "--format",
                 format,
-                "--chart",
+                "--svg",
                 "chart.svg",
                 "--color",
                 "never",
@@ -63,7 +63,7 @@ fn every_format_and_the_chart_match_their_goldens() {
 fn the_chart_has_one_bar_per_disk_and_two_per_class() {
     for (name, toml) in cases() {
         let t = Test::new().file("cluster.toml", &toml);
-        let out = t.run_args(&["plan", "cluster.toml", "--format", "json", "--chart", "c.svg"]);
+        let out = t.run_args(&["plan", "cluster.toml", "--format", "json", "--svg", "c.svg"]);
         if out.stdout.is_empty() {
             continue;
         }
@@ -165,10 +165,10 @@ fn exit_codes() {
     // Could not run: 2.
     Test::new().run_args(&["plan", "missing.toml"]).code(2);
     let t = Test::new().file("a.toml", &hcloud).file("b.toml", &hcloud);
-    let out = t.run_args(&["plan", "a.toml", "b.toml", "--chart", "x.svg", "--color", "never"]);
-    out.code(2).stderr("error[usage]: --chart draws one cluster; 2 files were given\n\n");
+    let out = t.run_args(&["plan", "a.toml", "b.toml", "--svg", "x.svg", "--color", "never"]);
+    out.code(2).stderr("error[usage]: --svg draws one cluster; 2 files were given\n\n");
     let t = Test::new().file("a.toml", &hcloud).file("x.svg/in-the-way", "");
-    let out = t.run_args(&["plan", "a.toml", "--chart", "x.svg"]);
+    let out = t.run_args(&["plan", "a.toml", "--svg", "x.svg"]);
     out.code(2);
     assert!(out.stderr.contains("cannot write x.svg"), "{}", out.stderr);
     assert!(out.stdout.starts_with("prod-fsn1"), "the plan is still printed");

@@ -90,7 +90,7 @@ fn the_chart_is_well_formed_with_one_bar_per_value() {
     let (t, out) = report(
         INPUTS,
         &[
-            "--chart",
+            "--svg",
             "chart.svg",
             "--format",
             "json",
@@ -355,7 +355,7 @@ fn the_baseline_is_the_last_run_of_its_class_in_every_format() {
     assert!(!rows.is_empty() && rows.iter().all(|l| l.starts_with(&format!("kbench,{base},"))));
     assert!(csv.stdout.contains(&format!(",{base},old.txt:1\n")), "{}", csv.stdout);
     let (t, json) =
-        labelled(TWO_LOCALS, &["--baseline", "local", "--format", "json", "--chart", "c.svg"]);
+        labelled(TWO_LOCALS, &["--baseline", "local", "--format", "json", "--svg", "c.svg"]);
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["sections"][0]["baseline"], base);
     let rows = v["sections"][0]["rows"].as_array().unwrap();
@@ -449,7 +449,7 @@ fn the_chart_wraps_its_legend_and_tells_many_rows_apart() {
             "pastes/dbench-summaries-headings.md",
             "pastes/dbench-commented.txt",
         ],
-        &["--chart", "c.svg"],
+        &["--svg", "c.svg"],
     );
     out.code(0);
     let svg = read(t.path().join("c.svg"));
@@ -482,7 +482,7 @@ fn the_chart_wraps_its_legend_and_tells_many_rows_apart() {
 fn the_chart_uses_a_log_scale_over_two_orders_of_magnitude_and_one_unit_per_panel() {
     let (t, _) = report(
         &["dbench/summary-example-1.txt", "dbench/summary-example-3.txt"],
-        &["--chart", "c.svg", "--label", "fast", "--label", "slow"],
+        &["--svg", "c.svg", "--label", "fast", "--label", "slow"],
     );
     let svg = read(t.path().join("c.svg"));
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -549,7 +549,13 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
     assert_eq!(lines[0]["severity"], "error");
     assert_eq!(lines[0]["file"], "junk.txt");
     assert_eq!((lines[0]["line"].as_u64(), lines[0]["column"].as_u64()), (Some(1), Some(1)));
-    assert!(out.stdout.contains("97,206 / 129,120"), "the good input is still reported");
+    // The good input is still reported, as JSON: `--message-format json` keeps stdout
+    // machine-only.
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["sections"][0]["tool"], "kbench", "{}", out.stdout);
+    let table =
+        t.run_args(&["report", "good.txt", "--message-format", "json", "--format", "table"]);
+    assert!(table.stdout.contains("97,206 / 129,120"), "an explicit --format wins");
     // A command-line problem is a JSON line too.
     let out = t.run_args(&["report", "missing.txt", "--message-format", "json"]);
     out.code(2);
