@@ -85,6 +85,9 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     let report = results::compare::build(&runs, o.baseline);
     out.diagnostics(ui, &report.diagnostics, Some(&report.arguments()));
     failed |= report.diagnostics.iter().any(Diagnostic::is_error);
+    // kbench's sanity rules are warnings like any other, on stderr in the message format.
+    let verdicts: Vec<Diagnostic> = report.verdicts.iter().map(|v| v.diagnostic.clone()).collect();
+    out.diagnostics(ui, &verdicts, None);
     out.print(&match o.format {
         Format::Table => results::table::text(&report),
         Format::Markdown => results::table::markdown(&report),

@@ -113,17 +113,7 @@ fn grid(report: &Report) -> Vec<(&Section, Vec<Vec<String>>)> {
         .collect()
 }
 
-fn verdict_lines(report: &Report, out: &mut String) {
-    for v in &report.verdicts {
-        let code = serde_json::to_value(v.kind)
-            .ok()
-            .and_then(|k| k.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let _ = writeln!(out, "warning[{code}]: {} ({})\n  = help: {}", v.message, v.tool, v.help);
-    }
-}
-
-/// The aligned table, a block per tool, then the verdicts.
+/// The aligned table, a block per tool (the verdicts are diagnostics, on stderr).
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
     for (section, lines) in grid(report) {
@@ -155,7 +145,9 @@ pub fn text(report: &Report) -> String {
         }
         out.push('\n');
     }
-    verdict_lines(report, &mut out);
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
     out
 }
 
@@ -181,7 +173,8 @@ pub fn markdown(report: &Report) -> String {
     if !report.verdicts.is_empty() {
         out.push_str("**Warnings**\n\n");
         for v in &report.verdicts {
-            let _ = writeln!(out, "- {} ({}). {}", v.message, v.tool, v.help);
+            let d = &v.diagnostic;
+            let _ = writeln!(out, "- {}. {}", d.message, d.help.as_deref().unwrap_or_default());
         }
     }
     out

@@ -51,7 +51,34 @@ fn every_format_matches_its_golden() {
         let (_, out) = report(INPUTS, &args);
         out.code(0);
         assert_golden(&repo().join("tests/report").join(file), &out.stdout);
+        // The verdicts are diagnostics: on stderr, whatever the format.
+        assert_golden(&repo().join("tests/report/report.stderr"), &out.stderr);
     }
+}
+
+/// kbench's verdicts are warnings with codes of their own, on stderr in the message format;
+/// stdout holds only the report (issue 21: they were printed on stdout, with codes that were
+/// not diagnostics and so missing from docs/reference.md).
+#[test]
+fn kbench_s_verdicts_are_diagnostics_on_stderr() {
+    for code in ["cache", "not-crash-consistent", "cpu-starved"] {
+        assert!(lhc::diagnostic::CODES.contains(&code), "{code} is a diagnostic code");
+    }
+    let (_, out) = report(&["kbench/cmp-summary-local-1.txt"], &["--color", "never"]);
+    out.code(0);
+    assert!(!out.stdout.contains("warning"), "{}", out.stdout);
+    assert!(out.stderr.starts_with("warning[cache]: `Longhorn` reads faster"), "{}", out.stderr);
+    assert!(out.stderr.contains("warning[not-crash-consistent]"), "{}", out.stderr);
+    let (_, out) = report(&["kbench/cmp-summary-local-1.txt"], &["--message-format", "json"]);
+    out.code(0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["warnings"][0]["kind"], "cache");
+    let codes: Vec<String> = out
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["code"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes, ["cache", "not-crash-consistent"]);
 }
 
 #[test]
