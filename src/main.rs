@@ -137,7 +137,8 @@ enum Command {
         /// Compare every class with this one (kbench's comparisons bring their own baseline).
         #[arg(long, value_name = "CLASS")]
         baseline: Option<String>,
-        /// Name the class of runs whose input does not say it: once per input, in order.
+        /// Name the class of runs whose input does not say it: one NAME for all inputs, one per
+        /// input in order, or FILE=NAME for one input.
         #[arg(long, value_name = "NAME")]
         label: Vec<String>,
     },

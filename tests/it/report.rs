@@ -589,3 +589,61 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
     let d: Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(d["code"], "cannot-read");
 }
+
+/// `--label NAME` once names every input's unnamed runs, `--label FILE=NAME` one input's; and a
+/// class keeps its colour in every tool's panels of the chart (issue 21: `--label` had to be
+/// given once per input, and colours followed a row's position in its tool).
+#[test]
+fn labels_for_all_or_by_file_and_colours_follow_the_class() {
+    let dbench = ["dbench/summary-example-1.txt", "dbench/summary-example-3.txt"];
+    let kbench = ["kbench/summary-local-quick.txt", "kbench/summary-example-5.txt"];
+    let inputs = [dbench[0], dbench[1], kbench[0], kbench[1]];
+    let (_, out) = report(&inputs[..], &["--label", "same", "--format", "json"]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<&str> = v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["rows"].as_array().unwrap())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["same"; 4], "{}", out.stdout);
+
+    let by_file = [
+        "--label",
+        "slow",
+        "--label",
+        &format!("{}=fast", dbench[1]),
+        "--label",
+        &format!("{}=fast", kbench[0]),
+        "--svg",
+        "c.svg",
+    ]
+    .map(|s| s.to_string());
+    let by_file: Vec<&str> = by_file.iter().map(String::as_str).collect();
+    let (t, out) = report(&inputs[..], &by_file);
+    out.code(0);
+    // dbench lists slow, then fast; kbench fast, then slow.
+    assert!(out.stdout.find("slow").unwrap() < out.stdout.find("fast").unwrap());
+    let svg = read(t.path().join("c.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let fills = |class: &str| -> std::collections::BTreeSet<String> {
+        doc.descendants()
+            .filter(|n| {
+                n.attribute("class") == Some("bar") && n.attribute("data-class") == Some(class)
+            })
+            .map(|n| n.attribute("fill").unwrap().to_string())
+            .collect()
+    };
+    let (fast, slow) = (fills("fast"), fills("slow"));
+    assert_eq!((fast.len(), slow.len()), (1, 1), "one colour per class: {fast:?} {slow:?}");
+    assert_ne!(fast, slow);
+
+    let (_, out) = report(&inputs[..], &["--label", "a", "--label", "b", "--color", "never"]);
+    out.code(2);
+    assert!(out.stderr.contains("2 labels for 4 inputs"), "{}", out.stderr);
+    let (_, out) = report(&inputs[..], &["--label", "nope.txt=x", "--color", "never"]);
+    out.code(2);
+    assert!(out.stderr.contains("no input is `nope.txt`"), "{}", out.stderr);
+}
