@@ -153,6 +153,10 @@ enum Command {
         /// Also write a chart of every disk and class to this SVG file (one cluster file).
         #[arg(long, alias = "chart", value_name = "FILE.svg")]
         svg: Option<PathBuf>,
+        /// Show exact bytes beside rounded sizes in the table and Markdown (JSON is always
+        /// exact).
+        #[arg(long)]
+        exact: bool,
     },
     /// Write a cluster file from an existing Longhorn installation: Helm values, a Flux
     /// HelmRelease (with the ConfigMaps its `valuesFrom` names), an Argo CD Application,
@@ -281,7 +285,7 @@ fn main() -> ExitCode {
                 labels: &label,
             },
         ),
-        Command::Plan { files, format, svg } => commands::plan::run(
+        Command::Plan { files, format, svg, exact } => commands::plan::run(
             &ui,
             commands::plan::Options {
                 files: &files,
@@ -295,6 +299,11 @@ fn main() -> ExitCode {
                     PlanFormat::Json => commands::plan::Format::Json,
                 },
                 svg: svg.as_deref(),
+                sizes: if exact {
+                    lhc::capacity::Sizes::Exact
+                } else {
+                    lhc::capacity::Sizes::Rounded
+                },
             },
         ),
         Command::Import { files, output, name, chart_version, check, force } => {

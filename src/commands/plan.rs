@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{FAILED, INVALID, OK, Outcome, Ui};
-use crate::capacity::{self, Difference, Range, Report};
+use crate::capacity::{self, Difference, Range, Report, Sizes};
 use crate::check::capacity::{Capacity, DEFAULT_DISK_NAME, DefaultDisk, Skipped, ZeroReserved};
 use crate::diagnostic::{Diagnostic, Message, Severity, render as show};
 use crate::model::ClusterFile;
@@ -27,6 +27,8 @@ pub struct Options<'a> {
     pub format: Format,
     /// Also write the chart (one file only).
     pub svg: Option<&'a Path>,
+    /// Sizes in the table and Markdown: rounded, or with their bytes (JSON is always exact).
+    pub sizes: Sizes,
 }
 
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
@@ -127,25 +129,25 @@ impl CapacityPlan {
         out
     }
 
-    pub fn table(&self) -> String {
+    pub fn table(&self, sizes: Sizes) -> String {
         let mut out =
             format!("{} ({}), Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
         let notes = self.notes();
         if !notes.is_empty() {
             out.push_str("What lhc assumed\n");
             for n in &notes {
-                let _ = writeln!(out, "  - {n}");
+                out.push_str(&crate::grid::prose(n, 100, "  - ", "    "));
             }
             out.push('\n');
         }
         out.push_str(&match &self.range {
-            Some(r) => r.table(),
-            None => self.report.table(),
+            Some(r) => r.table(sizes),
+            None => self.report.table(sizes),
         });
         out
     }
 
-    pub fn markdown(&self) -> String {
+    pub fn markdown(&self, sizes: Sizes) -> String {
         let mut out =
             format!("## {}\n\n`{}`, Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
         let notes = self.notes();
@@ -157,8 +159,8 @@ impl CapacityPlan {
             out.push('\n');
         }
         out.push_str(&match &self.range {
-            Some(r) => r.markdown(),
-            None => self.report.markdown(),
+            Some(r) => r.markdown(sizes),
+            None => self.report.markdown(sizes),
         });
         out
     }
@@ -188,10 +190,10 @@ impl CapacityPlan {
         self.report.svg()
     }
 
-    pub fn render(&self, format: Format) -> String {
+    pub fn render(&self, format: Format, sizes: Sizes) -> String {
         match format {
-            Format::Table => self.table(),
-            Format::Markdown => self.markdown(),
+            Format::Table => self.table(sizes),
+            Format::Markdown => self.markdown(sizes),
             Format::Json => self.json(),
         }
     }
@@ -257,7 +259,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         out.diagnostics(ui, &diagnostics, Some(&source));
         all.extend(diagnostics);
         if let Some(plan) = plan {
-            texts.push(plan.render(o.format));
+            texts.push(plan.render(o.format, o.sizes));
             if o.svg.is_some() {
                 chart = Some(plan.svg());
             }
@@ -317,10 +319,10 @@ mod tests {
                 .iter()
                 .any(|d| d.subject == "volume v" && d.field == "fits_after_node_loss")
         );
-        let table = plan.table();
+        let table = plan.table(Sizes::Rounded);
         assert!(table.contains("Autoscaled pools are planned at their `min`"), "{table}");
         assert!(table.contains("== at max =="), "{table}");
-        assert!(plan.markdown().contains("## At the maximum"));
+        assert!(plan.markdown(Sizes::Rounded).contains("## At the maximum"));
         let json: serde_json::Value = serde_json::from_str(&plan.json()).unwrap();
         assert_eq!(json["at_max"]["disks"].as_array().unwrap().len(), 4);
         assert_eq!(json["disks"].as_array().unwrap().len(), 3);
@@ -348,6 +350,6 @@ mod tests {
             assert!(keys.contains(&key), "{key} in {keys:?}");
         }
         assert!(json["at_max"].is_null());
-        assert!(!plan.table().contains("What lhc assumed"));
+        assert!(!plan.table(Sizes::Rounded).contains("What lhc assumed"));
     }
 }

@@ -222,3 +222,49 @@ fn benchmark_capacity_agrees_with_the_plan() {
     assert_eq!(warned, small);
     assert_eq!(warned, ["longhorn-fast", "longhorn-fast-xfs"], "{}", check.stderr);
 }
+
+/// The widest line of a text, in characters.
+fn widest(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// The table fits a terminal: rounded sizes by default (issue 21: every cell read
+/// `1.74 TiB (1919850381312 B)`, and the Hetzner profile's table was 431 bytes wide), the exact
+/// bytes with `--exact`, and always in the JSON; long class names wrap.
+#[test]
+fn the_table_fits_a_terminal_and_exact_bytes_are_asked_for() {
+    for name in ["hcloud-longhorn", "generic-bare-metal"] {
+        let t = Test::new().file("c.toml", &profile(name));
+        let table = t.run_args(&["plan", "c.toml"]);
+        table.code(0);
+        assert!(widest(&table.stdout) <= 120, "{name}: {}", table.stdout);
+        assert!(!table.stdout.contains(" B)"), "{name}: rounded by default:\n{}", table.stdout);
+        let exact = t.run_args(&["plan", "c.toml", "--exact"]);
+        exact.code(0);
+        let markdown = t.run_args(&["plan", "c.toml", "--exact", "--format", "markdown"]);
+        if name == "generic-bare-metal" {
+            // 3.49 TiB is 3839700762624 bytes: the rounding dropped some, so they are shown.
+            assert!(table.stdout.contains("3.49 TiB"), "{}", table.stdout);
+            assert!(table.stdout.contains("`--exact` adds the exact bytes"), "{}", table.stdout);
+            assert!(exact.stdout.contains("3.49 TiB (3839700762624 B)"), "{}", exact.stdout);
+            assert!(markdown.stdout.contains("3.49 TiB (3839700762624 B)"), "{}", markdown.stdout);
+            let json = t.run_args(&["plan", "c.toml", "--format", "json"]);
+            let v: Value = serde_json::from_str(&json.stdout).unwrap();
+            assert_eq!(v["disks"][0]["size_bytes"], 3_839_700_762_624_u64);
+        } else {
+            assert!(!table.stdout.contains("--exact"), "nothing was rounded: {}", table.stdout);
+        }
+    }
+    // A class name longer than its column wraps, deterministically, inside the width.
+    let long = "databases-with-a-class-name-far-too-long-for-any-column";
+    let toml = profile("hcloud-longhorn")
+        .replace("name = \"longhorn-fast-2-xfs\"", &format!("name = \"{long}\""));
+    assert!(toml.contains(long));
+    let t = Test::new().file("c.toml", &toml);
+    let out = t.run_args(&["plan", "c.toml"]);
+    out.code(0);
+    assert!(widest(&out.stdout) <= 120, "{}", out.stdout);
+    assert!(!out.stdout.contains(long), "wrapped: {}", out.stdout);
+    assert!(out.stdout.contains("\n  name-far-too-long-for-\n"), "{}", out.stdout);
+    assert_eq!(out.stdout, t.run_args(&["plan", "c.toml"]).stdout);
+}
