@@ -383,7 +383,8 @@ const LIST_MAX: usize = 20;
 
 pub(crate) fn lists(report: &Report) -> Vec<List> {
     let mut out = vec![];
-    let placed: Vec<String> = report
+    // In the order they were placed, as the title says.
+    let mut placed: Vec<(usize, String)> = report
         .volumes
         .iter()
         .flat_map(|v| {
@@ -391,16 +392,19 @@ pub(crate) fn lists(report: &Report) -> Vec<List> {
                 let on: Vec<String> =
                     i.replicas.iter().map(|r| format!("{}/{}", r.node, r.disk)).collect();
                 let shared = if i.shares_node { " (replicas share a node)" } else { "" };
-                format!(
+                let text = format!(
                     "{} ({}, {}): {}{shared}",
                     i.name,
                     v.class,
                     size(v.size_bytes),
                     on.join(", ")
-                )
+                );
+                (i.order, text)
             })
         })
         .collect();
+    placed.sort();
+    let placed: Vec<String> = placed.into_iter().map(|(_, text)| text).collect();
     out.push(List {
         title: "Placement (replica by replica, largest volumes first)",
         items: placed,

@@ -268,3 +268,27 @@ fn the_table_fits_a_terminal_and_exact_bytes_are_asked_for() {
     assert!(out.stdout.contains("\n  name-far-too-long-for-\n"), "{}", out.stdout);
     assert_eq!(out.stdout, t.run_args(&["plan", "c.toml"]).stdout);
 }
+
+/// The placement list does what its title says, largest volumes first, whatever order the
+/// file declares them in (issue 21: it listed them in declared order).
+#[test]
+fn volumes_are_placed_and_listed_largest_first() {
+    let toml = format!(
+        "{}\n[[volume]]\nname = \"small\"\nclass = \"longhorn-fast-2\"\nsize = \"5Gi\"\n\
+         \n[[volume]]\nname = \"big\"\nclass = \"longhorn-fast-2\"\nsize = \"50Gi\"\ncount = 2\n\
+         \n[[volume]]\nname = \"mid\"\nclass = \"longhorn\"\nsize = \"20Gi\"\n",
+        profile("hcloud-longhorn")
+    );
+    let t = Test::new().file("c.toml", &toml);
+    let out = t.run_args(&["plan", "c.toml"]);
+    out.code(0);
+    let list = out.stdout.split("Placement (replica by replica, largest volumes first)\n").nth(1);
+    let names: Vec<&str> = list
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.strip_prefix("  - "))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(names, ["big-1", "big-2", "mid", "small"], "{}", out.stdout);
+}
