@@ -123,6 +123,14 @@ impl CapacityPlan {
                 z.disk, z.pool, self.chart_version, z.percent
             ));
         }
+        for u in &c.untolerated {
+            let taints: Vec<String> = u.taints.iter().map(|t| format!("`{t}`")).collect();
+            out.push(format!(
+                "Pool `{}`: Longhorn's instance managers do not tolerate {} (`taintToleration`), and Longhorn puts replicas only on nodes where one runs: its nodes are counted unschedulable, holding no replicas (warning `untolerated-taint`).",
+                u.pool,
+                taints.join(", ")
+            ));
+        }
         if c.autoscaled() {
             out.push("Autoscaled pools are planned at their `min` (what `lhc check` judges), and at their `max` where that changes the answer.".into());
         }

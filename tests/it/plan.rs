@@ -292,3 +292,64 @@ fn volumes_are_placed_and_listed_largest_first() {
         .collect();
     assert_eq!(names, ["big-1", "big-2", "mid", "small"], "{}", out.stdout);
 }
+
+/// A pool whose taints Longhorn's instance managers do not tolerate holds no replicas, as
+/// `untolerated-taint` says (Longhorn's replica scheduler takes only nodes with a ready
+/// instance manager): `lhc plan` counts its nodes unschedulable, and `lhc check`'s replica rule
+/// leaves them out too (issue 21: the plan counted them in every class).
+#[test]
+fn untolerated_pools_hold_no_replicas_in_the_plan_either() {
+    let file = |tolerated: bool| {
+        let settings = if tolerated {
+            "[longhorn.settings]\ntaintToleration = \"storage=true:NoSchedule\"\n"
+        } else {
+            ""
+        };
+        format!(
+            "[cluster]\nname = \"c\"\n\n[longhorn]\nversion = \"1.12.1\"\n{settings}\n\
+             [longhorn.default_class]\nreplicas = 2\n\n\
+             [[pool]]\nname = \"storage\"\nnodes = [\"s1\", \"s2\"]\ntaints = [\"storage=true:NoSchedule\"]\n\n\
+             [[pool.disk]]\nname = \"d\"\ntype = \"device\"\nsize = \"1Ti\"\npath = \"/mnt/d\"\n\n\
+             [[pool]]\nname = \"general\"\nnodes = [\"g1\", \"g2\"]\n\n\
+             [[pool.disk]]\nname = \"d\"\ntype = \"device\"\nsize = \"100Gi\"\npath = \"/mnt/d\"\n"
+        )
+    };
+    let t = Test::new().file("off.toml", &file(false)).file("on.toml", &file(true));
+    let check = t.run_args(&["check", "off.toml", "--color", "never"]);
+    check.code(0);
+    assert!(check.stderr.contains("warning[untolerated-taint]"), "{}", check.stderr);
+    assert!(check.stderr.contains("the pool's disks hold no replicas"), "{}", check.stderr);
+    let plan = |name: &str| -> Value {
+        let out = t.run_args(&["plan", name, "--format", "json"]);
+        out.code(0);
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    let off = plan("off.toml");
+    let longhorn = &off["classes"][0];
+    assert_eq!(longhorn["eligible_nodes"], 2, "only the general pool: {longhorn}");
+    // 75Gi schedulable on each general node (25% reserved), not the storage pool's 768Gi.
+    assert_eq!(longhorn["max_volume_bytes"], 75_u64 << 30);
+    for d in off["disks"].as_array().unwrap() {
+        assert_eq!(d["node_schedulable"], d["pool"] == "general", "{d}");
+    }
+    let notes = off["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("Pool `storage`")), "{notes:?}");
+    let table = t.run_args(&["plan", "off.toml"]);
+    assert!(table.stdout.contains("d (node unschedulable)"), "{}", table.stdout);
+    // Tolerated, the pool holds replicas again.
+    let on = plan("on.toml");
+    assert_eq!(on["classes"][0]["eligible_nodes"], 4);
+    assert_eq!(on["classes"][0]["max_volume_bytes"], 768_u64 << 30);
+    assert_eq!(on["classes"][0]["total_bytes"], (768_u64 * 2 + 75 * 2) << 30 >> 1);
+    // Three replicas: the replica rule counts the two general nodes only.
+    let three = file(false).replace("replicas = 2", "replicas = 3");
+    let t = Test::new().file("c.toml", &three);
+    let out = t.run_args(&["check", "c.toml", "--color", "never"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains("asks for 3 replicas, but only 2 nodes can hold one"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("the nodes of pool `storage` are not counted"), "{}", out.stderr);
+}
