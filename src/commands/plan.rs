@@ -1,5 +1,5 @@
-//! `lhc plan FILE... [--format table|markdown|json] [--svg FILE.svg]`: how much each cluster
-//! can hold, per disk and per class, now and after losing a node, and where the declared
+//! `lhc plan FILE... [--format table|markdown|json] [--svg FILE.svg] [--exact]`: how much each
+//! cluster can hold, per disk and per class, now and after losing a node, and where the declared
 //! volumes go. Invalid files get `lhc check`'s diagnostics; volumes that do not fit are an
 //! error that still shows the plan, since the plan says why.
 
