@@ -429,6 +429,12 @@ pub enum Message {
     DroppedBenchmarkResult { lines: usize },
     #[error("no row is of the baseline class `{class}`")]
     UnknownBaseline { class: String },
+    #[error("`{class}` reads faster than `{baseline}` can: {faster} ({tool})")]
+    Cache { class: String, baseline: String, faster: String, tool: &'static str },
+    #[error("`{class}` writes faster than `{baseline}`: {faster} ({tool})")]
+    NotCrashConsistent { class: String, baseline: String, faster: String, tool: &'static str },
+    #[error("`{class}`: the CPU was only {idle}% idle during the latency test ({tool})")]
+    CpuStarved { class: String, idle: String, tool: &'static str },
 
     // --- import ------------------------------------------------------------------------------------
     #[error("not copied into the cluster file: {what}")]
@@ -651,6 +657,9 @@ codes! {
     FailedBenchmarkRun => "failed-benchmark-run",
     DroppedBenchmarkResult => "dropped-benchmark-result",
     UnknownBaseline => "unknown-baseline",
+    Cache => "cache",
+    NotCrashConsistent => "not-crash-consistent",
+    CpuStarved => "cpu-starved",
     SecretNotCopied => "secret-not-copied",
     NotImported => "not-imported",
     IgnoredDocument => "ignored-document",

@@ -24,8 +24,8 @@
 //! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
 //! (benchmark logs for `lhc report`), [`capacity`] (what a cluster can hold: the arithmetic of
 //! `lhc plan` and of the volume rules, fed by `check::capacity`), and the foundations
-//! [`knowledge`], [`names`], [`quantity`], [`yaml`]. The library never prints; `main.rs` prints
-//! what a command returns.
+//! [`grid`] (text tables that fit a terminal), [`knowledge`], [`names`], [`quantity`], [`yaml`].
+//! The library never prints; `main.rs` prints what a command returns.
 
 pub mod capacity;
 pub mod check;
@@ -33,6 +33,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod diff;
 pub mod emit;
+pub mod grid;
 pub mod import;
 pub mod knowledge;
 pub mod model;

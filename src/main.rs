@@ -13,7 +13,8 @@ use lhc::profiles;
 #[derive(Parser)]
 #[command(name = "lhc", version, about = "The Longhorn cluster compiler", long_about = None)]
 struct Cli {
-    /// How diagnostics are printed (always on stderr).
+    /// How diagnostics are printed (always on stderr). `json` also keeps stdout machine-only:
+    /// JSON where the command has something to say, and the JSON `--format` by default.
     #[arg(long, value_enum, global = true, default_value_t = MessageFormat::Human)]
     message_format: MessageFormat,
     /// Colour in diagnostics; `auto` honours NO_COLOR and uses colour only on a terminal.
@@ -34,6 +35,12 @@ enum ReportFormat {
     Table,
     Markdown,
     Csv,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum VersionsFormat {
+    Text,
     Json,
 }
 
@@ -87,8 +94,8 @@ enum Command {
         /// The output folder of `build`: when it holds a previous build of a cluster, also
         /// check the upgrade from it (release path, settings). Default: `out` at the root of
         /// the repository that holds the cluster file (else `out` here).
-        #[arg(short, long, value_name = "DIR")]
-        out: Option<PathBuf>,
+        #[arg(short, long, alias = "out", value_name = "DIR")]
+        output: Option<PathBuf>,
         #[command(flatten)]
         upgrade: UpgradeArgs,
     },
@@ -98,8 +105,8 @@ enum Command {
         files: Vec<PathBuf>,
         /// The output folder; each cluster writes `<DIR>/<cluster name>/`. Default: `out` at
         /// the root of the repository that holds the cluster file (else `out` here).
-        #[arg(short, long, value_name = "DIR")]
-        out: Option<PathBuf>,
+        #[arg(short, long, alias = "out", value_name = "DIR")]
+        output: Option<PathBuf>,
         /// Write nothing; exit 1 if the output tree is not what `build` would write.
         #[arg(long)]
         check: bool,
@@ -115,8 +122,8 @@ enum Command {
         files: Vec<PathBuf>,
         /// The output folder to compare with. Default: `out` at the root of the repository
         /// that holds the cluster file (else `out` here).
-        #[arg(short, long, value_name = "DIR")]
-        out: Option<PathBuf>,
+        #[arg(short, long, alias = "out", value_name = "DIR")]
+        output: Option<PathBuf>,
         /// `kubectl` (default): 0 no changes, 1 changes, 2 error. `terraform`: 0 no changes,
         /// 2 changes, 1 error, as `terraform plan -detailed-exitcode`.
         #[arg(long, value_enum, default_value_t = ExitCodeStyle::Kubectl)]
@@ -142,16 +149,17 @@ enum Command {
         /// Log files; `-` reads stdin (e.g. `kubectl logs -l lhc.dev/cluster=prod --prefix | lhc report -`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-        format: ReportFormat,
+        /// Output format [default: table; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
         /// Also write a bar chart of IOPS, bandwidth and latency per class to this SVG file.
-        #[arg(long, value_name = "FILE.svg")]
-        chart: Option<PathBuf>,
+        #[arg(long, alias = "chart", value_name = "FILE.svg")]
+        svg: Option<PathBuf>,
         /// Compare every class with this one (kbench's comparisons bring their own baseline).
         #[arg(long, value_name = "CLASS")]
         baseline: Option<String>,
-        /// Name the class of runs whose input does not say it: once per input, in order.
+        /// Name the class of runs whose input does not say it: one NAME for all inputs, one per
+        /// input in order, or FILE=NAME for one input.
         #[arg(long, value_name = "NAME")]
         label: Vec<String>,
     },
@@ -160,12 +168,16 @@ enum Command {
     Plan {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
-        format: PlanFormat,
+        /// Output format [default: table; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<PlanFormat>,
         /// Also write a chart of every disk and class to this SVG file (one cluster file).
-        #[arg(long, value_name = "FILE.svg")]
-        chart: Option<PathBuf>,
+        #[arg(long, alias = "chart", value_name = "FILE.svg")]
+        svg: Option<PathBuf>,
+        /// Show exact bytes beside rounded sizes in the table and Markdown (JSON is always
+        /// exact).
+        #[arg(long)]
+        exact: bool,
     },
     /// Write a cluster file from an existing Longhorn installation: Helm values, a Flux
     /// HelmRelease (with the ConfigMaps its `valuesFrom` names), an Argo CD Application,
@@ -177,13 +189,13 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Where to write the cluster file (default: stdout).
-        #[arg(short, long, value_name = "CLUSTER.toml")]
+        #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// The cluster's name (default: what the input says, else the output file's name).
-        #[arg(long)]
+        #[arg(long, value_name = "NAME")]
         name: Option<String>,
         /// The Longhorn chart release, when the input does not pin one (or to override it).
-        #[arg(long, value_name = "V")]
+        #[arg(long, value_name = "VERSION")]
         chart_version: Option<String>,
         /// Write nothing; only report (a linter for values files, for CI and pre-commit).
         #[arg(long)]
@@ -196,10 +208,14 @@ enum Command {
     Schema,
     /// Write a new cluster file from a shipped profile.
     Init {
-        /// The new cluster's name (default: the profile's).
+        /// The new cluster's name (default: the profile's); the same as `--name`.
+        #[arg(value_name = "NAME")]
         name: Option<String>,
+        /// The new cluster's name (default: the profile's).
+        #[arg(long = "name", value_name = "NAME", conflicts_with = "name")]
+        name_flag: Option<String>,
         /// The profile to start from; `--list` shows them.
-        #[arg(long, default_value = profiles::DEFAULT)]
+        #[arg(long, value_name = "PROFILE", default_value = profiles::DEFAULT)]
         profile: String,
         /// Where to write (default: `<name>.toml`).
         #[arg(short, long, value_name = "FILE")]
@@ -213,8 +229,11 @@ enum Command {
     },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
-        /// Print JSON instead of text.
-        #[arg(long)]
+        /// Output format [default: text; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<VersionsFormat>,
+        /// The same as `--format json` (the old spelling).
+        #[arg(long, hide = true, conflicts_with = "format")]
         json: bool,
     },
 }
@@ -230,6 +249,7 @@ fn main() -> ExitCode {
                 && std::env::var("TERM").map_or(true, |t| t != "dumb")
         }
     };
+    let machine = matches!(cli.message_format, MessageFormat::Json);
     let ui = Ui {
         format: match cli.message_format {
             MessageFormat::Human => commands::MessageFormat::Human,
@@ -239,21 +259,21 @@ fn main() -> ExitCode {
         color_out: color_for(std::io::stdout().is_terminal()),
     };
     let outcome = match cli.command {
-        Command::Check { files, out, upgrade } => {
-            commands::check::run(&ui, &files, out.as_deref(), &upgrade.options())
+        Command::Check { files, output, upgrade } => {
+            commands::check::run(&ui, &files, output.as_deref(), &upgrade.options())
         }
-        Command::Build { files, out, check: true, upgrade, .. } => {
-            commands::build::check(&ui, &files, out.as_deref(), &upgrade.options())
+        Command::Build { files, output, check: true, upgrade, .. } => {
+            commands::build::check(&ui, &files, output.as_deref(), &upgrade.options())
         }
-        Command::Build { files, out, check: false, force, upgrade } => {
-            commands::build::run(&ui, &files, out.as_deref(), force, &upgrade.options())
+        Command::Build { files, output, check: false, force, upgrade } => {
+            commands::build::run(&ui, &files, output.as_deref(), force, &upgrade.options())
         }
-        Command::Diff { files, out, exit_code_style, upgrade } => {
+        Command::Diff { files, output, exit_code_style, upgrade } => {
             let style = match exit_code_style {
                 ExitCodeStyle::Kubectl => commands::diff::ExitCodeStyle::Kubectl,
                 ExitCodeStyle::Terraform => commands::diff::ExitCodeStyle::Terraform,
             };
-            commands::diff::run(&ui, &files, out.as_deref(), style, &upgrade.options())
+            commands::diff::run(&ui, &files, output.as_deref(), style, &upgrade.options())
         }
         Command::Render { file, chart } => commands::render::run(
             &ui,
@@ -265,31 +285,44 @@ fn main() -> ExitCode {
                 kube_version: std::env::var("KUBE_VERSION").ok(),
             },
         ),
-        Command::Report { files, format, chart, baseline, label } => commands::report::run(
+        Command::Report { files, format, svg, baseline, label } => commands::report::run(
             &ui,
             commands::report::Options {
                 files: &files,
-                format: match format {
+                format: match format.unwrap_or(if machine {
+                    ReportFormat::Json
+                } else {
+                    ReportFormat::Table
+                }) {
                     ReportFormat::Table => commands::report::Format::Table,
                     ReportFormat::Markdown => commands::report::Format::Markdown,
                     ReportFormat::Csv => commands::report::Format::Csv,
                     ReportFormat::Json => commands::report::Format::Json,
                 },
-                chart: chart.as_deref(),
+                svg: svg.as_deref(),
                 baseline: baseline.as_deref(),
                 labels: &label,
             },
         ),
-        Command::Plan { files, format, chart } => commands::plan::run(
+        Command::Plan { files, format, svg, exact } => commands::plan::run(
             &ui,
             commands::plan::Options {
                 files: &files,
-                format: match format {
+                format: match format.unwrap_or(if machine {
+                    PlanFormat::Json
+                } else {
+                    PlanFormat::Table
+                }) {
                     PlanFormat::Table => commands::plan::Format::Table,
                     PlanFormat::Markdown => commands::plan::Format::Markdown,
                     PlanFormat::Json => commands::plan::Format::Json,
                 },
-                chart: chart.as_deref(),
+                svg: svg.as_deref(),
+                sizes: if exact {
+                    lhc::capacity::Sizes::Exact
+                } else {
+                    lhc::capacity::Sizes::Rounded
+                },
             },
         ),
         Command::Import { files, output, name, chart_version, check, force } => {
@@ -299,11 +332,19 @@ fn main() -> ExitCode {
             )
         }
         Command::Schema => commands::schema::run(),
-        Command::Init { name, profile, output, force, list } => commands::init::run(
+        Command::Init { name, name_flag, profile, output, force, list } => commands::init::run(
             &Ui { color: false, ..ui },
-            commands::init::Options { name, profile, output, force, list },
+            commands::init::Options { name: name.or(name_flag), profile, output, force, list },
         ),
-        Command::Versions { json } => commands::versions::run(&ui, json),
+        Command::Versions { format, json } => {
+            let json = json
+                || format.unwrap_or(if machine {
+                    VersionsFormat::Json
+                } else {
+                    VersionsFormat::Text
+                }) == VersionsFormat::Json;
+            commands::versions::run(&ui, json)
+        }
     };
     print(&outcome);
     ExitCode::from(outcome.code)

@@ -176,7 +176,7 @@ pub use report::{
     ClassRow, DiskRow, Headroom, InstanceRow, NodeRef, Rebuild, ReplicaRef, Report, Sharing,
     SoftFigures, VolumeRow, analyze,
 };
-pub use text::{size, size_exact};
+pub use text::{Sizes, size, size_exact};
 
 /// How a report is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,20 +190,20 @@ pub enum Format {
 impl Report {
     pub fn render(&self, format: Format) -> String {
         match format {
-            Format::Table => self.table(),
-            Format::Markdown => self.markdown(),
+            Format::Table => self.table(Sizes::Rounded),
+            Format::Markdown => self.markdown(Sizes::Rounded),
             Format::Json => self.json(),
             Format::Svg => self.svg(),
         }
     }
 
-    /// Aligned text for a terminal.
-    pub fn table(&self) -> String {
-        text::table(self)
+    /// Aligned text for a terminal, sizes rounded or exact.
+    pub fn table(&self, sizes: Sizes) -> String {
+        text::table(self, sizes)
     }
 
-    pub fn markdown(&self) -> String {
-        text::markdown(self)
+    pub fn markdown(&self, sizes: Sizes) -> String {
+        text::markdown(self, sizes)
     }
 
     /// Pretty JSON with the keys documented above, ending in a newline.

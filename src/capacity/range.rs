@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::input::Cluster;
 use super::report::{Report, analyze};
-use super::text::{size_exact, summary};
+use super::text::{Sizes, summary};
+use crate::grid::{self, Column};
 
 /// Both analyses and what changes between them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,91 +96,75 @@ fn json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-fn cell(field: &str, v: &Value) -> String {
+fn cell(field: &str, v: &Value, sizes: Sizes) -> String {
     match v {
         Value::Null => "–".into(),
         Value::Bool(true) => "yes".into(),
         Value::Bool(false) => "NO".into(),
         Value::Number(n) if field.contains("_bytes") => {
-            n.as_u64().map_or_else(|| n.to_string(), size_exact)
+            n.as_u64().map_or_else(|| n.to_string(), |b| sizes.show(b))
         }
         Value::String(s) => s.clone(),
         Value::Object(o) if field == "headroom" => o
             .get("total_bytes")
             .and_then(Value::as_u64)
-            .map_or_else(|| v.to_string(), |b| format!("{} total left", size_exact(b))),
+            .map_or_else(|| v.to_string(), |b| format!("{} total left", sizes.show(b))),
         other => other.to_string(),
     }
 }
 
 impl Range {
-    fn rows(&self) -> Vec<[String; 4]> {
+    fn rows(&self, sizes: Sizes) -> Vec<Vec<String>> {
         self.differences
             .iter()
             .map(|d| {
-                [
+                vec![
                     d.subject.clone(),
                     d.field.clone(),
-                    cell(&d.field, &d.at_min),
-                    cell(&d.field, &d.at_max),
+                    cell(&d.field, &d.at_min, sizes),
+                    cell(&d.field, &d.at_max, sizes),
                 ]
             })
             .collect()
     }
 
     /// Where the answer depends on the node count, as an aligned table; then both reports.
-    pub fn table(&self) -> String {
+    pub fn table(&self, sizes: Sizes) -> String {
         let mut out =
             String::from("With autoscaled pools at their minimum and at their maximum:\n");
-        out.push_str(&format!(
-            "  at min: {}\n  at max: {}\n\n",
-            summary(&self.at_min),
-            summary(&self.at_max)
-        ));
+        out.push_str(&grid::prose(&summary(&self.at_min), 100, "  at min: ", "    "));
+        out.push_str(&grid::prose(&summary(&self.at_max), 100, "  at max: ", "    "));
+        out.push('\n');
         if self.differences.is_empty() {
             out.push_str("The answers are the same at both ends.\n");
         } else {
-            let mut lines = vec![["subject", "figure", "at min", "at max"].map(String::from)];
-            lines.extend(self.rows());
-            let widths: Vec<usize> = (0..4)
-                .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
-                .collect();
             out.push_str("Where they differ\n");
-            for (i, l) in lines.iter().enumerate() {
-                let cells: Vec<String> = l
-                    .iter()
-                    .enumerate()
-                    .map(|(c, s)| format!("{s}{}", " ".repeat(widths[c] - s.chars().count())))
-                    .collect();
-                out.push_str(&format!("  {}\n", cells.join("   ").trim_end()));
-                if i == 0 {
-                    let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-                    out.push_str(&format!("  {}\n", rule.join("   ")));
-                }
-            }
+            let columns = [Column::text(32), Column::text(36), Column::text(24), Column::text(24)];
+            let head = ["subject", "figure", "at min", "at max"];
+            out.push_str(&grid::render(&head, &columns, &self.rows(sizes), "  "));
         }
         out.push_str("\n== at min ==\n\n");
-        out.push_str(&self.at_min.table());
+        out.push_str(&self.at_min.table(sizes));
         out.push_str("\n\n== at max ==\n\n");
-        out.push_str(&self.at_max.table());
+        out.push_str(&self.at_max.table(sizes));
         out
     }
 
-    pub fn markdown(&self) -> String {
+    pub fn markdown(&self, sizes: Sizes) -> String {
         let mut out = String::from("### Autoscaled pools: minimum and maximum\n\n");
         if self.differences.is_empty() {
             out.push_str("The answers are the same at both ends.\n");
         } else {
             out.push_str("| subject | figure | at min | at max |\n| --- | --- | --- | --- |\n");
-            for r in self.rows() {
+            for r in self.rows(sizes) {
                 let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
                 out.push_str(&format!("| {} |\n", r.join(" | ")));
             }
         }
         out.push_str("\n## At the minimum\n\n");
-        out.push_str(&self.at_min.markdown());
+        out.push_str(&self.at_min.markdown(sizes));
         out.push_str("\n\n## At the maximum\n\n");
-        out.push_str(&self.at_max.markdown());
+        out.push_str(&self.at_max.markdown(sizes));
         out
     }
 

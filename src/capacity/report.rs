@@ -126,6 +126,9 @@ pub struct VolumeRow {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InstanceRow {
+    /// Its position in placement order (largest volumes first, then by name).
+    #[serde(skip)]
+    pub order: usize,
     pub name: String,
     pub replicas: Vec<ReplicaRef>,
     /// Two replicas on one node (soft node anti-affinity).
@@ -440,6 +443,7 @@ fn volume_rows(
                 placement.instances.iter().enumerate().filter(|(_, i)| i.volume == vi).collect();
             mine.sort_by_key(|(_, i)| i.index);
             let hit = |f: &&RebuildFailure| mine.iter().any(|(k, _)| *k == f.instance);
+            let order: Vec<usize> = mine.iter().map(|(k, _)| *k).collect();
             let mine: Vec<&place::Instance> = mine.iter().map(|(_, i)| *i).collect();
             let fits = mine.iter().all(|i| i.problem.is_none());
             let mut breaks: Vec<NodeRef> = vec![];
@@ -458,8 +462,10 @@ fn volume_rows(
                 fits_after_node_loss_when_full: fits && !failures_when_full.iter().any(|f| hit(&f)),
                 instances: mine
                     .iter()
-                    .filter(|i| i.problem.is_none())
-                    .map(|i| InstanceRow {
+                    .zip(&order)
+                    .filter(|(i, _)| i.problem.is_none())
+                    .map(|(i, &order)| InstanceRow {
+                        order,
                         name: i.name.clone(),
                         replicas: i
                             .slots

@@ -432,7 +432,7 @@ fn rebuilds_when_volumes_are_full_meet_the_minimal_available_line() {
         "{}",
         f.describe()
     );
-    assert!(r.table().contains("only once volumes are written full"));
+    assert!(r.table(Sizes::Exact).contains("only once volumes are written full"));
 }
 
 #[test]
@@ -612,15 +612,15 @@ fn autoscaled_pools_say_where_min_and_max_differ() {
     );
     let d = &range.differences[3];
     assert_eq!((d.at_min.as_u64(), d.at_max.as_u64()), (Some(0), Some(gib(100))));
-    let t = range.table();
+    let t = range.table(Sizes::Exact);
     let line = t.lines().find(|l| l.contains("total_bytes_after_node_loss")).unwrap();
-    let cells: Vec<&str> = line.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    let cells: Vec<&str> = line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
     assert_eq!(cells, ["class three", "total_bytes_after_node_loss", "0 B", "100 GiB"], "{t}");
     let j: serde_json::Value = serde_json::from_str(&range.json()).unwrap();
     assert!(j["at_min"]["classes"].is_array() && j["differences"].is_array());
     assert!(
         range
-            .markdown()
+            .markdown(Sizes::Exact)
             .contains("| class three | total_bytes | 100 GiB | 133.33 GiB (143165576533 B) |")
     );
     let same = analyze_range(&at(4), &at(4));
@@ -742,9 +742,9 @@ fn every_format_is_deterministic_and_the_svg_well_formed() {
     );
     // The declared share of the nvme disk of prod-storage-1: 100 of a 160 GiB scale... drawn.
     assert!(doc.descendants().any(|n| n.attribute("data-kind") == Some("declared")));
-    let table = r.table();
+    let table = r.table(Sizes::Exact);
     assert!(table.contains("huge: replica 1 of 2 (130 GiB)"), "{table}");
-    let md = r.markdown();
+    let md = r.markdown(Sizes::Exact);
     assert!(md.contains("### Classes (empty cluster)"));
 }
 

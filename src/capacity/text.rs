@@ -1,8 +1,11 @@
-//! The report as an aligned table for the terminal and as Markdown. Sizes read in KiB … TiB,
-//! rounded down (a capacity is never overstated), with the exact bytes beside any figure the
-//! rounding changed.
+//! The report as an aligned table for the terminal (about 120 columns: long names wrap, so do
+//! headers and sentences) and as Markdown. Sizes read in KiB … TiB, rounded down (a capacity is
+//! never overstated); [`Sizes::Exact`] adds the exact bytes beside any figure the rounding
+//! changed.
 
 use std::fmt::Write;
+
+use crate::grid::{self, Column};
 
 use super::layout::Spread;
 use super::place::{Missing, Problem, RebuildFailure};
@@ -27,6 +30,26 @@ pub fn size(bytes: u64) -> String {
     }
     format!("{bytes} B")
 }
+
+/// How the tables show sizes: rounded (the default), or with their exact bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sizes {
+    #[default]
+    Rounded,
+    Exact,
+}
+
+impl Sizes {
+    pub fn show(self, bytes: u64) -> String {
+        match self {
+            Sizes::Rounded => size(bytes),
+            Sizes::Exact => size_exact(bytes),
+        }
+    }
+}
+
+/// The width prose is wrapped to in the table.
+const PROSE: usize = 100;
 
 /// [`size`], followed by the exact bytes when the rounding dropped any.
 pub fn size_exact(bytes: u64) -> String {
@@ -93,20 +116,21 @@ impl RebuildFailure {
     }
 }
 
-/// One block of the report: a title, a header line, rows; `left` marks the text columns
-/// (aligned left; numbers align right).
+/// One block of the report: a title, a header line, rows, and for each column how it aligns
+/// and where its text wraps.
 pub(crate) struct Grid {
     pub title: String,
-    pub left: Vec<bool>,
+    pub columns: Vec<Column>,
     pub lines: Vec<Vec<String>>,
     /// A sentence under the grid.
     pub note: Option<String>,
 }
 
-/// The first `n` of `cols` columns are text.
-fn first(n: usize, cols: usize) -> Vec<bool> {
-    (0..cols).map(|c| c < n).collect()
-}
+/// Names (nodes, pools, disks, classes, volumes) wrap past this width.
+const NAME: Column = Column::text(24);
+/// Short text columns (a zone, a kind, tags).
+const SHORT: Column = Column::text(16);
+const NUMBER: Column = Column::number();
 
 /// A titled list of sentences.
 pub(crate) struct List {
@@ -145,9 +169,10 @@ pub(crate) fn summary(report: &Report) -> String {
     )
 }
 
-pub(crate) fn grids(report: &Report) -> Vec<Grid> {
+pub(crate) fn grids(report: &Report, sizes: Sizes) -> Vec<Grid> {
     let mut out = vec![];
     let volumes = report.rebuild.is_some();
+    let show = |b: u64| sizes.show(b);
 
     let mut head: Vec<String> = [
         "node",
@@ -163,8 +188,10 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
     ]
     .map(String::from)
     .to_vec();
+    let mut columns = vec![NAME, NAME, SHORT, NAME, SHORT, SHORT, NUMBER, NUMBER, NUMBER, NUMBER];
     if volumes {
         head.extend(["declared".to_string(), "free".to_string()]);
+        columns.extend([NUMBER, NUMBER]);
     }
     let mut lines = vec![head];
     for d in &report.disks {
@@ -181,9 +208,9 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             format!("{} ({})", d.disk, flags.join(", "))
         };
         let stop = if d.minimal_available_binds {
-            format!("{} used !", size_exact(d.stop_at_bytes))
+            format!("{} used !", show(d.stop_at_bytes))
         } else {
-            format!("{} used", size_exact(d.stop_at_bytes))
+            format!("{} used", show(d.stop_at_bytes))
         };
         let mut line = vec![
             d.node.clone(),
@@ -191,23 +218,22 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             or_dash(d.zone.as_deref()),
             disk,
             format!("{:?}", d.kind).to_lowercase(),
-            if d.tags.is_empty() { "–".into() } else { d.tags.join(",") },
-            size_exact(d.size_bytes),
-            size_exact(d.reserved_bytes),
-            size_exact(d.schedulable_bytes),
+            if d.tags.is_empty() { "–".into() } else { d.tags.join(", ") },
+            show(d.size_bytes),
+            show(d.reserved_bytes),
+            show(d.schedulable_bytes),
             stop,
         ];
         if volumes {
-            line.extend([size_exact(d.declared_bytes), size_exact(d.free_bytes)]);
+            line.extend([show(d.declared_bytes), show(d.free_bytes)]);
         }
         lines.push(line);
     }
-    let cols = lines[0].len();
     let note = format!(
         "stops at: the used bytes (replicas written, anything else on the filesystem) at which a disk takes no new replica or rebuild ({}% of its size left free); \"!\": before its schedulable limit.",
         report.settings.storage_minimal_available_percentage
     );
-    out.push(Grid { title: "Disks".into(), left: first(6, cols), lines, note: Some(note) });
+    out.push(Grid { title: "Disks".into(), columns, lines, note: Some(note) });
 
     let unit = match report.spread {
         Spread::Node => "nodes",
@@ -223,16 +249,14 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             "sum ÷ replicas",
             "largest after node loss",
             "total after node loss",
-            "worst node (pool)",
+            "worst node",
         ]
         .map(String::from)
         .to_vec(),
     ];
     for c in &report.classes {
-        let worst = match (&c.worst_node, &c.worst_node_pool) {
-            (Some(n), Some(p)) => format!("{n} ({p})"),
-            _ => "–".into(),
-        };
+        // The node only: the Disks table gives its pool (the JSON has `worst_node_pool`).
+        let worst = or_dash(c.worst_node.as_deref());
         let domains = match report.spread {
             Spread::Node => c.eligible_nodes,
             Spread::Zone => c.eligible_zones,
@@ -241,36 +265,33 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             c.name.clone(),
             c.replicas.to_string(),
             domains.to_string(),
-            size_exact(c.max_volume_bytes),
-            size_exact(c.total_bytes),
-            size_exact(c.naive_total_bytes),
-            size_exact(c.max_volume_bytes_after_node_loss),
-            size_exact(c.total_bytes_after_node_loss),
+            show(c.max_volume_bytes),
+            show(c.total_bytes),
+            show(c.naive_total_bytes),
+            show(c.max_volume_bytes_after_node_loss),
+            show(c.total_bytes_after_node_loss),
             worst,
         ]);
     }
-    let mut left = first(1, 9);
-    left[8] = true;
+    let mut columns = vec![NUMBER; 9];
+    columns[0] = NAME;
+    columns[8] = NAME;
     let note = format!(
         "largest volume: each replica whole on one disk of a distinct {}; total: what many small volumes add up to (the largest T with Σ min(c, T) ≥ replicas × T over the {unit}); after node loss: with the node that hurts most gone.",
         &unit[..unit.len() - 1]
     );
-    out.push(Grid { title: "Classes (empty cluster)".into(), left, lines, note: Some(note) });
+    out.push(Grid { title: "Classes (empty cluster)".into(), columns, lines, note: Some(note) });
 
     if report.classes.iter().any(|c| c.sharing_nodes.is_some()) {
         let mut lines = vec![["class", "largest volume", "total"].map(String::from).to_vec()];
         for c in &report.classes {
             if let Some(s) = c.sharing_nodes {
-                lines.push(vec![
-                    c.name.clone(),
-                    size_exact(s.max_volume_bytes),
-                    size_exact(s.total_bytes),
-                ]);
+                lines.push(vec![c.name.clone(), show(s.max_volume_bytes), show(s.total_bytes)]);
             }
         }
         out.push(Grid {
             title: "Classes, replicas allowed to share nodes (replicaSoftAntiAffinity)".into(),
-            left: first(1, 3),
+            columns: vec![NAME, NUMBER, NUMBER],
             lines,
             note: None,
         });
@@ -285,15 +306,15 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
         for s in &report.sharing {
             lines.push(vec![
                 s.classes.join(", "),
-                size_exact(s.sure_total_bytes),
-                size_exact(s.sure_total_bytes_after_node_loss),
-                size_exact(s.at_most_total_bytes),
+                show(s.sure_total_bytes),
+                show(s.sure_total_bytes_after_node_loss),
+                show(s.at_most_total_bytes),
             ]);
         }
         let note = "together, surely: any mix of their volumes adding up to this fits (the smallest of their totals); at most: no mix fits more.".to_string();
         out.push(Grid {
             title: "Shared disks (totals above are not additive)".into(),
-            left: first(1, 4),
+            columns: vec![Column::text(40), NUMBER, NUMBER, NUMBER],
             lines,
             note: Some(note),
         });
@@ -315,15 +336,15 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             let Some(h) = c.headroom else { continue };
             lines.push(vec![
                 c.name.clone(),
-                size_exact(c.declared_bytes),
-                size_exact(h.max_volume_bytes),
-                size_exact(h.total_bytes),
-                size_exact(h.total_bytes_after_node_loss),
+                show(c.declared_bytes),
+                show(h.max_volume_bytes),
+                show(h.total_bytes),
+                show(h.total_bytes_after_node_loss),
             ]);
         }
         out.push(Grid {
             title: "Headroom after the declared volumes".into(),
-            left: first(1, 5),
+            columns: vec![NAME, NUMBER, NUMBER, NUMBER, NUMBER],
             lines,
             note: None,
         });
@@ -345,15 +366,15 @@ pub(crate) fn grids(report: &Report) -> Vec<Grid> {
             lines.push(vec![
                 v.name.clone(),
                 v.class.clone(),
-                size_exact(v.size_bytes),
+                show(v.size_bytes),
                 v.count.to_string(),
                 yes(v.fits),
                 yes(v.fits_after_node_loss),
                 yes(v.fits_after_node_loss_when_full),
             ]);
         }
-        let left = vec![true, true, false, false, true, true, true];
-        out.push(Grid { title: "Declared volumes".into(), left, lines, note: None });
+        let columns = vec![NAME, NAME, NUMBER, NUMBER, SHORT, SHORT, SHORT];
+        out.push(Grid { title: "Declared volumes".into(), columns, lines, note: None });
     }
     out
 }
@@ -362,7 +383,8 @@ const LIST_MAX: usize = 20;
 
 pub(crate) fn lists(report: &Report) -> Vec<List> {
     let mut out = vec![];
-    let placed: Vec<String> = report
+    // In the order they were placed, as the title says.
+    let mut placed: Vec<(usize, String)> = report
         .volumes
         .iter()
         .flat_map(|v| {
@@ -370,16 +392,19 @@ pub(crate) fn lists(report: &Report) -> Vec<List> {
                 let on: Vec<String> =
                     i.replicas.iter().map(|r| format!("{}/{}", r.node, r.disk)).collect();
                 let shared = if i.shares_node { " (replicas share a node)" } else { "" };
-                format!(
+                let text = format!(
                     "{} ({}, {}): {}{shared}",
                     i.name,
                     v.class,
                     size(v.size_bytes),
                     on.join(", ")
-                )
+                );
+                (i.order, text)
             })
         })
         .collect();
+    placed.sort();
+    let placed: Vec<String> = placed.into_iter().map(|(_, text)| text).collect();
     out.push(List {
         title: "Placement (replica by replica, largest volumes first)",
         items: placed,
@@ -424,34 +449,35 @@ pub(crate) fn lists(report: &Report) -> Vec<List> {
 }
 
 fn render_grid_text(g: &Grid, out: &mut String) {
-    let cols = g.lines.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| g.lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
-        .collect();
     let _ = writeln!(out, "{}", g.title);
-    for (i, line) in g.lines.iter().enumerate() {
-        let cells: Vec<String> = line
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                let pad = " ".repeat(widths[c] - cell.chars().count());
-                if g.left.get(c) == Some(&true) {
-                    format!("{cell}{pad}")
-                } else {
-                    format!("{pad}{cell}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "  {}", cells.join("   ").trim_end());
-        if i == 0 {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            let _ = writeln!(out, "  {}", rule.join("   "));
-        }
-    }
+    let head: Vec<&str> =
+        g.lines.first().map_or(vec![], |h| h.iter().map(String::as_str).collect());
+    out.push_str(&grid::render(&head, &g.columns, g.lines.get(1..).unwrap_or_default(), "  "));
     if let Some(note) = &g.note {
-        let _ = writeln!(out, "  {note}");
+        out.push_str(&grid::prose(note, PROSE, "  ", "  "));
     }
     out.push('\n');
+}
+
+/// Whether rounding changes some figure of the report.
+fn rounds(report: &Report) -> bool {
+    fn walk(v: &serde_json::Value, key: &str) -> bool {
+        match v {
+            serde_json::Value::Object(o) => o.iter().any(|(k, v)| walk(v, k)),
+            serde_json::Value::Array(a) => a.iter().any(|v| walk(v, key)),
+            serde_json::Value::Number(n) if key.ends_with("_bytes") => {
+                n.as_u64().is_some_and(|b| size(b) != size_exact(b))
+            }
+            _ => false,
+        }
+    }
+    serde_json::to_value(report).is_ok_and(|v| walk(&v, ""))
+}
+
+/// The line saying that sizes are rounded, when some are.
+fn rounded_note(report: &Report, sizes: Sizes) -> Option<&'static str> {
+    (sizes == Sizes::Rounded && rounds(report))
+        .then_some("Sizes are rounded down to two decimals; `--exact` adds the exact bytes.")
 }
 
 fn capped(items: &[String]) -> (&[String], usize) {
@@ -459,17 +485,21 @@ fn capped(items: &[String]) -> (&[String], usize) {
 }
 
 /// The aligned table: a block per section, then the problems and notes.
-pub fn table(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}\n", summary(report));
-    for g in grids(report) {
+pub fn table(report: &Report, sizes: Sizes) -> String {
+    let mut out = grid::prose(&summary(report), PROSE, "", "");
+    if let Some(note) = rounded_note(report, sizes) {
+        out.push_str(note);
+        out.push('\n');
+    }
+    out.push('\n');
+    for g in grids(report, sizes) {
         render_grid_text(&g, &mut out);
     }
     for l in lists(report) {
         let _ = writeln!(out, "{}", l.title);
         let (shown, more) = capped(&l.items);
         for item in shown {
-            let _ = writeln!(out, "  - {item}");
+            out.push_str(&grid::prose(item, PROSE, "  - ", "    "));
         }
         if more > 0 {
             let _ = writeln!(out, "  … and {more} more (the JSON lists all)");
@@ -483,17 +513,23 @@ pub fn table(report: &Report) -> String {
 }
 
 /// The same sections as Markdown tables and lists.
-pub fn markdown(report: &Report) -> String {
+pub fn markdown(report: &Report, sizes: Sizes) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", summary(report));
-    for g in grids(report) {
+    if let Some(note) = rounded_note(report, sizes) {
+        let _ = writeln!(out, "{note}\n");
+    }
+    for g in grids(report, sizes) {
         let _ = writeln!(out, "### {}\n", g.title);
         for (i, line) in g.lines.iter().enumerate() {
             let cells: Vec<String> = line.iter().map(|c| c.replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
             if i == 0 {
                 let rule: Vec<&str> = (0..line.len())
-                    .map(|c| if g.left.get(c) == Some(&true) { "---" } else { "---:" })
+                    .map(|c| match g.columns.get(c).map(|c| c.align) {
+                        Some(grid::Align::Right) => "---:",
+                        _ => "---",
+                    })
                     .collect();
                 let _ = writeln!(out, "| {} |", rule.join(" | "));
             }

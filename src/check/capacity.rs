@@ -40,6 +40,17 @@ pub struct Capacity {
     pub diskless_pools: Vec<String>,
     /// Disks written with `reserved` 0, which the release reads as the default-disk percentage.
     pub zero_reserved: Vec<ZeroReserved>,
+    /// Pools whose taints Longhorn's instance managers do not tolerate (`untolerated-taint`):
+    /// their nodes are unschedulable, since Longhorn puts replicas only where an instance
+    /// manager runs.
+    pub untolerated: Vec<Untolerated>,
+}
+
+/// A pool whose nodes hold no replicas: its taints keep the instance managers off.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Untolerated {
+    pub pool: String,
+    pub taints: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -272,6 +283,14 @@ pub(super) fn build(
         pool_disks.push(list);
     }
 
+    let untolerated: Vec<Untolerated> =
+        super::pools::pools_without_instance_managers(file, release)
+            .into_iter()
+            .map(|(p, taints)| Untolerated {
+                pool: p.name.to_string(),
+                taints: taints.iter().map(|t| t.as_str().to_string()).collect(),
+            })
+            .collect();
     let nodes_at = |largest: bool| -> Vec<Node> {
         let mut nodes = vec![];
         for (pool, disks) in file.pools.iter().zip(&pool_disks) {
@@ -286,7 +305,7 @@ pub(super) fn build(
                     pool: pool.name.to_string(),
                     zone: super::zone_of(file, pool),
                     tags: tags.clone(),
-                    schedulable: true,
+                    schedulable: !untolerated.iter().any(|u| u.pool == pool.name.as_str()),
                     disks: disks.clone(),
                 });
             }
@@ -312,7 +331,16 @@ pub(super) fn build(
         min != max
     });
     let at_max = autoscaled.then(|| Cluster { nodes: nodes_at(true), ..at_min.clone() });
-    Capacity { at_min, at_max, volume_of, default_disk, skipped, diskless_pools, zero_reserved }
+    Capacity {
+        at_min,
+        at_max,
+        volume_of,
+        default_disk,
+        skipped,
+        diskless_pools,
+        zero_reserved,
+        untolerated,
+    }
 }
 
 #[cfg(test)]

@@ -382,6 +382,17 @@ impl Scheduling<'_> {
                 "volumes would stay Degraded: each replica needs its own node with {which}{counted}; {fix} {eligible}, or add such nodes"
             ))
         };
+        let left_out: Vec<String> =
+            self.without_instance_managers().iter().map(|p| format!("`{p}`")).collect();
+        let d = if left_out.is_empty() {
+            d
+        } else {
+            let noun = if left_out.len() == 1 { "pool" } else { "pools" };
+            d.with_note(format!(
+                "the nodes of {noun} {} are not counted: Longhorn's instance managers do not tolerate their taints (`untolerated-taint`), and Longhorn puts replicas only where one runs",
+                list_plain(&left_out)
+            ))
+        };
         out.push(d);
     }
 }

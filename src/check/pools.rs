@@ -6,6 +6,7 @@
 use super::{DiskFacts, Target, bool_setting, duplicates, int_setting};
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::hcloud;
+use crate::knowledge::longhorn::Release;
 use crate::model::{ClusterFile, Disk, DiskKind, Pool, Provider, Spanned, Taint};
 use crate::names;
 use crate::quantity::{Bytes, Reserved};
@@ -575,39 +576,84 @@ fn check_block_disks(
     }
 }
 
-/// Longhorn's components must tolerate a pool's taints to run there. The components the
-/// `taintToleration` setting places (instance managers, the CSI plugin, engine images, share
-/// and backing-image managers) are checked here; a taint meant to keep Longhorn off a pool is
-/// why this is a warning.
-pub(super) fn check_tolerations(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
-    let Some(release) = target.release else { return };
+/// Where the tolerations of the components the `taintToleration` setting places (instance
+/// managers, the CSI plugin, engine images, share and backing-image managers) come from.
+enum TolerationSource<'f> {
+    /// `[longhorn.placement] tolerations`, which reach the setting and every chart workload.
+    Placement(&'f Spanned<crate::model::Placement>),
+    /// The setting in `[longhorn.settings]` (absent: the release's default), and its value.
+    Setting(Option<&'f Spanned<crate::model::SettingValue>>, String),
+}
+
+/// A toleration as Kubernetes reads it: `(key, operator, value, effect)`.
+type Toleration = (String, &'static str, String, String);
+
+/// The tolerations Longhorn's instance managers run with, and where they come from; `None` when the release has no `taintToleration` or its value is
+/// one Longhorn cannot read (reported with the settings).
+fn instance_manager_tolerations<'f>(
+    file: &'f ClusterFile,
+    release: &Release,
+) -> Option<(TolerationSource<'f>, Vec<Toleration>)> {
     if !release.settings.contains_key("taintToleration") {
-        return;
+        return None;
     }
-    // Tolerations declared once in `[longhorn.placement]` reach the setting and every chart
-    // workload alike.
     let placement = file
         .longhorn
         .as_ref()
         .and_then(|l| l.placement.as_ref())
         .filter(|p| !p.tolerations.is_empty());
     if let Some(p) = placement {
-        let resolved: Vec<crate::model::Tol> =
-            p.tolerations.iter().filter_map(|t| t.resolve().ok()).collect();
-        let tolerations: Vec<(&str, &str, &str, &str)> = resolved
-            .iter()
-            .map(|t| (t.key.as_str(), t.operator, t.value.as_str(), t.effect.as_str()))
-            .collect();
-        for pool in &file.pools {
-            let left = untolerated(&pool.taints, &tolerations);
-            let Some(first) = left.first() else { continue };
-            let taints: Vec<&str> = left.iter().map(|t| t.as_str()).collect();
-            out.push(
+        let resolved = p.tolerations.iter().filter_map(|t| t.resolve().ok());
+        let tolerations = resolved.map(|t| (t.key, t.operator, t.value, t.effect)).collect();
+        return Some((TolerationSource::Placement(p), tolerations));
+    }
+    let setting = file.longhorn.as_ref().and_then(|l| l.setting("taintToleration"));
+    let value = match setting.map(|s| &s.value) {
+        Some(crate::model::SettingValue::String(s)) => s.clone(),
+        Some(_) => return None, // a type error, reported with the settings
+        None => release.default_of("taintToleration").unwrap_or_default().to_string(),
+    };
+    let parsed = super::verdicts::toleration_list(&value).ok()?;
+    let tolerations = parsed.into_iter().map(|t| (t.key, t.operator, t.value, t.effect)).collect();
+    Some((TolerationSource::Setting(setting, value), tolerations))
+}
+
+/// The pools whose taints keep Longhorn's instance managers off their nodes, with those taints.
+/// Longhorn's replica scheduler takes only nodes with a ready instance manager
+/// (longhorn-manager `scheduler/replica_scheduler.go`, `getNodeCandidates`), so these pools'
+/// disks hold no replicas: `lhc plan`, the replica rules and `untolerated-taint` all read this.
+pub fn pools_without_instance_managers<'f>(
+    file: &'f ClusterFile,
+    release: &Release,
+) -> Vec<(&'f Spanned<Pool>, Vec<&'f Spanned<Taint>>)> {
+    let Some((_, tolerations)) = instance_manager_tolerations(file, release) else { return vec![] };
+    let tolerations: Vec<(&str, &str, &str, &str)> =
+        tolerations.iter().map(|(k, op, v, e)| (k.as_str(), *op, v.as_str(), e.as_str())).collect();
+    file.pools
+        .iter()
+        .map(|p| (p, untolerated(&p.taints, &tolerations)))
+        .filter(|(_, left)| !left.is_empty())
+        .collect()
+}
+
+/// Longhorn's components must tolerate a pool's taints to run there. The components the
+/// `taintToleration` setting places (instance managers, the CSI plugin, engine images, share
+/// and backing-image managers) are checked here; a taint meant to keep Longhorn off a pool is
+/// why this is a warning.
+pub(super) fn check_tolerations(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
+    let Some(release) = target.release else { return };
+    let Some((source, _)) = instance_manager_tolerations(file, release) else { return };
+    for (pool, left) in pools_without_instance_managers(file, release) {
+        let Some(first) = left.first() else { continue };
+        let taints: Vec<&str> = left.iter().map(|t| t.as_str()).collect();
+        let verb = if taints.len() == 1 { "is" } else { "are" };
+        match &source {
+            TolerationSource::Placement(p) => out.push(
                 Diagnostic::warning(
                     Message::UntoleratedTaint {
                         pool: pool.name.to_string(),
                         taints: super::list(&taints),
-                        verb: if taints.len() == 1 { "is" } else { "are" },
+                        verb,
                         components: "Longhorn's components".into(),
                     },
                     first.span.clone(),
@@ -618,51 +664,35 @@ pub(super) fn check_tolerations(file: &ClusterFile, target: &Target, out: &mut V
                     super::list(&taints),
                     consequence(pool)
                 )),
-            );
+            ),
+            TolerationSource::Setting(setting, value) => {
+                let joined = taints.join(";");
+                let fix = if value.is_empty() {
+                    format!("taintToleration = \"{joined}\"")
+                } else {
+                    format!("taintToleration = \"{value};{joined}\"")
+                };
+                let mut d = Diagnostic::warning(
+                    Message::UntoleratedTaint {
+                        pool: pool.name.to_string(),
+                        taints: super::list(&taints),
+                        verb,
+                        components: "Longhorn's instance managers, CSI plugin and engine images"
+                            .into(),
+                    },
+                    first.span.clone(),
+                )
+                .with_help(format!(
+                    "they take their tolerations from the `taintToleration` setting; {}: set `{fix}` in `[longhorn.settings]`, unless the taint is meant to keep Longhorn off these nodes",
+                    consequence(pool)
+                ))
+                .with_note("the chart's own workloads (longhorn-manager, which must run on every node with disks, and the CSI driver deployer) need the same tolerations in their Helm values: declare them once in `[longhorn.placement] tolerations` and lhc writes both");
+                if let Some(s) = setting {
+                    d = d.with_label(s.span.clone(), "the tolerations are set here");
+                }
+                out.push(d);
+            }
         }
-        return;
-    }
-    let setting = file.longhorn.as_ref().and_then(|l| l.setting("taintToleration"));
-    let value = match setting.map(|s| &s.value) {
-        Some(crate::model::SettingValue::String(s)) => s.clone(),
-        Some(_) => return, // a type error, reported with the settings
-        None => release.default_of("taintToleration").unwrap_or_default().to_string(),
-    };
-    // A value Longhorn cannot read is reported with the settings.
-    let Ok(parsed) = super::verdicts::toleration_list(&value) else { return };
-    let tolerations: Vec<(&str, &str, &str, &str)> = parsed
-        .iter()
-        .map(|t| (t.key.as_str(), t.operator, t.value.as_str(), t.effect.as_str()))
-        .collect();
-    for pool in &file.pools {
-        let left = untolerated(&pool.taints, &tolerations);
-        let Some(first) = left.first() else { continue };
-        let taints: Vec<&str> = left.iter().map(|t| t.as_str()).collect();
-        let setting_span = setting.map(|s| s.span.clone());
-        let joined = taints.join(";");
-        let fix = if value.is_empty() {
-            format!("taintToleration = \"{joined}\"")
-        } else {
-            format!("taintToleration = \"{value};{joined}\"")
-        };
-        let mut d = Diagnostic::warning(
-            Message::UntoleratedTaint {
-                pool: pool.name.to_string(),
-                taints: super::list(&taints),
-                verb: if taints.len() == 1 { "is" } else { "are" },
-                components: "Longhorn's instance managers, CSI plugin and engine images".into(),
-            },
-            first.span.clone(),
-        )
-        .with_help(format!(
-            "they take their tolerations from the `taintToleration` setting; {}: set `{fix}` in `[longhorn.settings]`, unless the taint is meant to keep Longhorn off these nodes",
-            consequence(pool)
-        ))
-        .with_note("the chart's own workloads (longhorn-manager, which must run on every node with disks, and the CSI driver deployer) need the same tolerations in their Helm values: declare them once in `[longhorn.placement] tolerations` and lhc writes both");
-        if let Some(span) = setting_span {
-            d = d.with_label(span, "the tolerations are set here");
-        }
-        out.push(d);
     }
 }
 

@@ -2,7 +2,8 @@
 //! engine (v1: filesystem disks, v2: block disks) with its disk tags and a pool with its node
 //! tags (selector tags are ANDed; empty selectors follow the `allowEmpty*SelectorVolume`
 //! settings), in how many zones, and which of those disks have room for a volume. Selector pools
-//! count `count` nodes, autoscaled pools their `autoscale.min`.
+//! count `count` nodes, autoscaled pools their `autoscale.min`; pools whose taints Longhorn's
+//! instance managers do not tolerate hold no replicas (`untolerated-taint`).
 
 use std::collections::BTreeSet;
 
@@ -23,6 +24,8 @@ pub struct Scheduling<'a> {
     pub zone_hard: bool,
     allow_empty_node_selector: bool,
     allow_empty_disk_selector: bool,
+    /// Pools whose taints keep Longhorn's instance managers off their nodes: no replicas there.
+    without_instance_managers: BTreeSet<String>,
 }
 
 fn covers<T: AsRef<str>>(have: &[Spanned<Tag>], want: &[T], allow_empty: bool) -> bool {
@@ -68,7 +71,16 @@ impl<'a> Scheduling<'a> {
                 .unwrap_or(true),
             allow_empty_disk_selector: bool_setting(file, release, "allowEmptyDiskSelectorVolume")
                 .unwrap_or(true),
+            without_instance_managers: super::pools::pools_without_instance_managers(file, release)
+                .into_iter()
+                .map(|(p, _)| p.name.to_string())
+                .collect(),
         }
+    }
+
+    /// The pools left out because Longhorn's instance managers cannot run on their nodes.
+    pub fn without_instance_managers(&self) -> &BTreeSet<String> {
+        &self.without_instance_managers
     }
 
     pub fn pool_matches<T: AsRef<str>>(&self, pool: &Pool, node_tags: &[T]) -> bool {
@@ -104,7 +116,9 @@ impl<'a> Scheduling<'a> {
             disk_tags.iter().map(|t| t.as_ref().to_string()).collect(),
             node_tags.iter().map(|t| t.as_ref().to_string()).collect(),
         );
-        self.file.pools.iter().filter(move |p| self.pool_matches(p, &node_tags)).filter(move |p| {
+        let pools = self.file.pools.iter();
+        let served = pools.filter(|p| !self.without_instance_managers.contains(p.name.as_str()));
+        served.filter(move |p| self.pool_matches(p, &node_tags)).filter(move |p| {
             if self.exhaustive {
                 p.disks.iter().any(|d| self.disk_matches_engine(d, &disk_tags, engine))
             } else {

@@ -124,32 +124,69 @@ pub fn run(
         }
     }
     for c in &all {
-        let folder = c.out.join(&c.cluster);
-        if c.is_clean() && c.previous.format.is_none() {
-            // A first build of a file with nothing to write: only its manifest.
-            outcome.print(&format!("{}: nothing to write\n", folder.display()));
-            continue;
-        }
-        if c.is_clean() {
-            outcome.print(&format!("{}: up to date\n", folder.display()));
-            continue;
-        }
-        let count = |k: ChangeKind| c.changes.iter().filter(|x| x.kind == k).count();
-        outcome.print(&format!(
-            "{}: {} added, {} changed, {} removed\n",
-            folder.display(),
-            count(ChangeKind::Added),
-            count(ChangeKind::Changed),
-            count(ChangeKind::Removed)
-        ));
-        let prefix = format!("{}/", c.cluster);
-        for change in &c.changes {
-            let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
-            outcome.print(&format!("  {:<8} {path}\n", change.kind.as_str()));
-        }
+        outcome.print(&written(ui, c));
     }
     outcome.code = OK;
     outcome
+}
+
+/// What `build` says about one cluster it wrote: `out/edge: up to date`, or the counts and a
+/// line per file; with `--message-format json` one JSON object (see docs/reference.md).
+fn written(ui: &Ui, c: &Changes) -> String {
+    let folder = c.out.join(&c.cluster);
+    // A first build of a file that asks for nothing writes only its manifest.
+    let nothing = c.is_clean() && c.previous.format.is_none();
+    let prefix = format!("{}/", c.cluster);
+    let paths = |k: ChangeKind| -> Vec<&str> {
+        c.changes
+            .iter()
+            .filter(|x| x.kind == k)
+            .map(|x| x.path.strip_prefix(&prefix).unwrap_or(&x.path))
+            .collect()
+    };
+    if !ui.human() {
+        let status = match (nothing, c.is_clean()) {
+            (true, _) => "nothing-to-write",
+            (false, true) => "up-to-date",
+            (false, false) => "written",
+        };
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            cluster: &'a str,
+            folder: String,
+            status: &'a str,
+            added: Vec<&'a str>,
+            changed: Vec<&'a str>,
+            removed: Vec<&'a str>,
+        }
+        let line = Line {
+            cluster: &c.cluster,
+            folder: folder.display().to_string(),
+            status,
+            added: paths(ChangeKind::Added),
+            changed: paths(ChangeKind::Changed),
+            removed: paths(ChangeKind::Removed),
+        };
+        return format!("{}\n", serde_json::to_string(&line).unwrap_or_default());
+    }
+    if nothing {
+        return format!("{}: nothing to write\n", folder.display());
+    }
+    if c.is_clean() {
+        return format!("{}: up to date\n", folder.display());
+    }
+    let mut text = format!(
+        "{}: {} added, {} changed, {} removed\n",
+        folder.display(),
+        paths(ChangeKind::Added).len(),
+        paths(ChangeKind::Changed).len(),
+        paths(ChangeKind::Removed).len()
+    );
+    for change in &c.changes {
+        let path = change.path.strip_prefix(&prefix).unwrap_or(&change.path);
+        text.push_str(&format!("  {:<8} {path}\n", change.kind.as_str()));
+    }
+    text
 }
 
 /// `build --check`: 0 up to date, 1 stale (with the diff) or a change `build` would refuse,
@@ -165,6 +202,8 @@ pub fn check(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) 
                 let folder = d.changes.out.join(&d.changes.cluster);
                 outcome.print(&format!("{}: up to date\n", folder.display()));
             }
+        } else {
+            super::diff::show(&mut outcome, ui, &diffs, true);
         }
         outcome.code = OK;
         return outcome;

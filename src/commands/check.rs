@@ -17,6 +17,11 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) ->
     };
     let mut outcome = Outcome::default();
     if super::report_units(&mut outcome, ui, &units, false) {
+        if !ui.human() {
+            for u in &units {
+                outcome.print(&json_line(u, &[]));
+            }
+        }
         outcome.code = INVALID;
         return outcome;
     }
@@ -30,7 +35,13 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) ->
         .collect();
     let all: Vec<Diagnostic> = upgrade.iter().flatten().cloned().collect();
     outcome.diagnostics(ui, &all, None);
-    if let Some(count) = crate::diagnostic::render::count(&all) {
+    let refused = crate::diagnostic::render::count(&all);
+    if !ui.human() {
+        for (u, extra) in units.iter().zip(&upgrade) {
+            outcome.print(&json_line(u, extra));
+        }
+    }
+    if let Some(count) = refused {
         outcome.summary(ui, Severity::Error, &count);
         outcome.code = INVALID;
         return outcome;
@@ -53,6 +64,32 @@ pub fn run(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) ->
     }
     outcome.code = OK;
     outcome
+}
+
+/// One file's result with `--message-format json`:
+/// `{"file":…,"cluster":…,"status":"ok"|"invalid","errors":N,"warnings":N,"notes":N}`.
+fn json_line(u: &super::Unit, extra: &[Diagnostic]) -> String {
+    let all: Vec<&Diagnostic> = u.compiled.diagnostics.iter().chain(extra).collect();
+    let count = |s: Severity| all.iter().filter(|d| d.severity == s).count();
+    let errors = count(Severity::Error);
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        file: String,
+        cluster: Option<&'a str>,
+        status: &'a str,
+        errors: usize,
+        warnings: usize,
+        notes: usize,
+    }
+    let line = Line {
+        file: u.source.name(),
+        cluster: u.compiled.cluster.as_ref().map(|(name, _)| name.as_str()),
+        status: if errors == 0 { "ok" } else { "invalid" },
+        errors,
+        warnings: count(Severity::Warning),
+        notes: count(Severity::Note),
+    };
+    format!("{}\n", serde_json::to_string(&line).unwrap_or_default())
 }
 
 /// The upgrade diagnostics of going from the build in `dir` to `o`: from the facts its manifest

@@ -99,8 +99,12 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     if let Some(count) = show::count(&all) {
         let tail = if written.is_empty() { String::new() } else { format!("; {written}") };
         out.summary(ui, Severity::Error, &format!("{count}{tail}"));
-    } else if !written.is_empty() && !o.check {
+    } else if !written.is_empty() && !o.check && ui.human() {
         out.print(&format!("{written}\n"));
+    }
+    if let (Some(path), false, false) = (&o.output, o.check, ui.human()) {
+        let line = serde_json::json!({ "file": path.display().to_string(), "status": "written" });
+        out.print(&format!("{line}\n"));
     }
     out.code = if errors { INVALID } else { OK };
     out

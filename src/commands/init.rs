@@ -26,7 +26,12 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     let mut out = Outcome { code: OK, ..Outcome::default() };
     if o.list {
         for p in profiles::PROFILES {
-            out.print(&format!("{:<20} {}\n", p.name, p.summary));
+            out.print(&if ui.human() {
+                format!("{:<20} {}\n", p.name, p.summary)
+            } else {
+                let line = serde_json::json!({ "name": p.name, "summary": p.summary });
+                format!("{line}\n")
+            });
         }
         return out;
     }
@@ -52,15 +57,30 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     if let Err(e) = std::fs::write(&path, text) {
         return Outcome::fail(ui, super::cannot_write(&path, &e), FAILED);
     }
-    out.print(&format!("wrote {} from profile {}\n", path.display(), p.name));
+    out.print(&if ui.human() {
+        format!("wrote {} from profile {}\n", path.display(), p.name)
+    } else {
+        written(&path, Some(p.name))
+    });
     let schema_path = path.parent().unwrap_or(Path::new(".")).join("cluster.schema.json");
     if !schema_path.exists() {
         match std::fs::write(&schema_path, crate::schema::schema_text()) {
-            Ok(()) => {
-                out.print(&format!("wrote {} (for editor completion)\n", schema_path.display()))
-            }
+            Ok(()) => out.print(&if ui.human() {
+                format!("wrote {} (for editor completion)\n", schema_path.display())
+            } else {
+                written(&schema_path, None)
+            }),
             Err(e) => out.diagnostics(ui, &[super::cannot_write(&schema_path, &e)], None),
         }
     }
     out
+}
+
+/// A written file with `--message-format json`: `{"file":…,"status":"written","profile":…}`.
+fn written(path: &Path, profile: Option<&str>) -> String {
+    let mut line = serde_json::json!({ "file": path.display().to_string(), "status": "written" });
+    if let Some(p) = profile {
+        line["profile"] = p.into();
+    }
+    format!("{line}\n")
 }

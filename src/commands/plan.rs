@@ -1,5 +1,5 @@
-//! `lhc plan FILE... [--format table|markdown|json] [--chart FILE.svg]`: how much each cluster
-//! can hold, per disk and per class, now and after losing a node, and where the declared
+//! `lhc plan FILE... [--format table|markdown|json] [--svg FILE.svg] [--exact]`: how much each
+//! cluster can hold, per disk and per class, now and after losing a node, and where the declared
 //! volumes go. Invalid files get `lhc check`'s diagnostics; volumes that do not fit are an
 //! error that still shows the plan, since the plan says why.
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{FAILED, INVALID, OK, Outcome, Ui};
-use crate::capacity::{self, Difference, Range, Report};
+use crate::capacity::{self, Difference, Range, Report, Sizes};
 use crate::check::capacity::{Capacity, DEFAULT_DISK_NAME, DefaultDisk, Skipped, ZeroReserved};
 use crate::diagnostic::{Diagnostic, Message, Severity, render as show};
 use crate::model::ClusterFile;
@@ -26,7 +26,9 @@ pub struct Options<'a> {
     pub files: &'a [PathBuf],
     pub format: Format,
     /// Also write the chart (one file only).
-    pub chart: Option<&'a Path>,
+    pub svg: Option<&'a Path>,
+    /// Sizes in the table and Markdown: rounded, or with their bytes (JSON is always exact).
+    pub sizes: Sizes,
 }
 
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
@@ -121,31 +123,39 @@ impl CapacityPlan {
                 z.disk, z.pool, self.chart_version, z.percent
             ));
         }
+        for u in &c.untolerated {
+            let taints: Vec<String> = u.taints.iter().map(|t| format!("`{t}`")).collect();
+            out.push(format!(
+                "Pool `{}`: Longhorn's instance managers do not tolerate {} (`taintToleration`), and Longhorn puts replicas only on nodes where one runs: its nodes are counted unschedulable, holding no replicas (warning `untolerated-taint`).",
+                u.pool,
+                taints.join(", ")
+            ));
+        }
         if c.autoscaled() {
             out.push("Autoscaled pools are planned at their `min` (what `lhc check` judges), and at their `max` where that changes the answer.".into());
         }
         out
     }
 
-    pub fn table(&self) -> String {
+    pub fn table(&self, sizes: Sizes) -> String {
         let mut out =
             format!("{} ({}), Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
         let notes = self.notes();
         if !notes.is_empty() {
             out.push_str("What lhc assumed\n");
             for n in &notes {
-                let _ = writeln!(out, "  - {n}");
+                out.push_str(&crate::grid::prose(n, 100, "  - ", "    "));
             }
             out.push('\n');
         }
         out.push_str(&match &self.range {
-            Some(r) => r.table(),
-            None => self.report.table(),
+            Some(r) => r.table(sizes),
+            None => self.report.table(sizes),
         });
         out
     }
 
-    pub fn markdown(&self) -> String {
+    pub fn markdown(&self, sizes: Sizes) -> String {
         let mut out =
             format!("## {}\n\n`{}`, Longhorn {}\n\n", self.cluster, self.file, self.chart_version);
         let notes = self.notes();
@@ -157,8 +167,8 @@ impl CapacityPlan {
             out.push('\n');
         }
         out.push_str(&match &self.range {
-            Some(r) => r.markdown(),
-            None => self.report.markdown(),
+            Some(r) => r.markdown(sizes),
+            None => self.report.markdown(sizes),
         });
         out
     }
@@ -188,10 +198,10 @@ impl CapacityPlan {
         self.report.svg()
     }
 
-    pub fn render(&self, format: Format) -> String {
+    pub fn render(&self, format: Format, sizes: Sizes) -> String {
         match format {
-            Format::Table => self.table(),
-            Format::Markdown => self.markdown(),
+            Format::Table => self.table(sizes),
+            Format::Markdown => self.markdown(sizes),
             Format::Json => self.json(),
         }
     }
@@ -204,12 +214,9 @@ fn blocks(d: &Diagnostic) -> bool {
 }
 
 pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
-    if o.chart.is_some() && o.files.len() > 1 {
+    if o.svg.is_some() && o.files.len() > 1 {
         let d = Diagnostic::error(
-            Message::Usage(format!(
-                "--chart draws one cluster; {} files were given",
-                o.files.len()
-            )),
+            Message::Usage(format!("--svg draws one cluster; {} files were given", o.files.len())),
             None,
         );
         return Outcome::fail(ui, d, FAILED);
@@ -260,15 +267,15 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         out.diagnostics(ui, &diagnostics, Some(&source));
         all.extend(diagnostics);
         if let Some(plan) = plan {
-            texts.push(plan.render(o.format));
-            if o.chart.is_some() {
+            texts.push(plan.render(o.format, o.sizes));
+            if o.svg.is_some() {
                 chart = Some(plan.svg());
             }
         }
     }
     let sep = if o.format == Format::Json { "" } else { "\n" };
     out.print(&texts.join(sep));
-    if let (Some(path), Some(svg)) = (o.chart, chart) {
+    if let (Some(path), Some(svg)) = (o.svg, chart) {
         if !out.write(ui, path, svg) {
             return out;
         }
@@ -320,10 +327,10 @@ mod tests {
                 .iter()
                 .any(|d| d.subject == "volume v" && d.field == "fits_after_node_loss")
         );
-        let table = plan.table();
+        let table = plan.table(Sizes::Rounded);
         assert!(table.contains("Autoscaled pools are planned at their `min`"), "{table}");
         assert!(table.contains("== at max =="), "{table}");
-        assert!(plan.markdown().contains("## At the maximum"));
+        assert!(plan.markdown(Sizes::Rounded).contains("## At the maximum"));
         let json: serde_json::Value = serde_json::from_str(&plan.json()).unwrap();
         assert_eq!(json["at_max"]["disks"].as_array().unwrap().len(), 4);
         assert_eq!(json["disks"].as_array().unwrap().len(), 3);
@@ -351,6 +358,6 @@ mod tests {
             assert!(keys.contains(&key), "{key} in {keys:?}");
         }
         assert!(json["at_max"].is_null());
-        assert!(!plan.table().contains("What lhc assumed"));
+        assert!(!plan.table(Sizes::Rounded).contains("What lhc assumed"));
     }
 }

@@ -1,4 +1,4 @@
-//! `lhc report FILE... [--format F] [--chart F.svg] [--baseline C] [--label N]`: read benchmark
+//! `lhc report FILE... [--format F] [--svg F.svg] [--baseline C] [--label N]`: read benchmark
 //! logs and compare the classes.
 
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ pub struct Options<'a> {
     /// Log files; `-` reads stdin.
     pub files: &'a [PathBuf],
     pub format: Format,
-    pub chart: Option<&'a Path>,
+    /// Also write the bar chart to this file.
+    pub svg: Option<&'a Path>,
     pub baseline: Option<&'a str>,
     pub labels: &'a [String],
 }
@@ -29,13 +30,10 @@ pub struct Options<'a> {
 pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     let usage =
         |text: String| Outcome::fail(ui, Diagnostic::error(Message::Usage(text), None), FAILED);
-    if !o.labels.is_empty() && o.labels.len() != o.files.len() {
-        return usage(format!(
-            "give --label once per input, in order ({} inputs, {} labels)",
-            o.files.len(),
-            o.labels.len()
-        ));
-    }
+    let labels = match labels(o.files, o.labels) {
+        Ok(l) => l,
+        Err(text) => return usage(text),
+    };
     let mut out = Outcome::default();
     let mut runs = vec![];
     let mut failed = false;
@@ -69,7 +67,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         let parsed = results::parse(&source.text, &name);
         out.diagnostics(ui, &parsed.diagnostics, Some(&source));
         failed |= parsed.has_errors();
-        let label = o.labels.get(i).cloned();
+        let label = labels[i].clone();
         for mut run in parsed.runs {
             if run.class.is_none() {
                 run.class = label.clone();
@@ -84,17 +82,85 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     let report = results::compare::build(&runs, o.baseline);
     out.diagnostics(ui, &report.diagnostics, Some(&report.arguments()));
     failed |= report.diagnostics.iter().any(Diagnostic::is_error);
+    // kbench's sanity rules are warnings like any other, on stderr in the message format.
+    let verdicts: Vec<Diagnostic> = report.verdicts.iter().map(|v| v.diagnostic.clone()).collect();
+    out.diagnostics(ui, &verdicts, None);
     out.print(&match o.format {
         Format::Table => results::table::text(&report),
         Format::Markdown => results::table::markdown(&report),
         Format::Csv => results::table::csv(&report),
         Format::Json => results::table::json(&report),
     });
-    if let Some(path) = o.chart {
+    if let Some(path) = o.svg {
         if !out.write(ui, path, results::chart::svg(&report)) {
             return out;
         }
     }
     out.code = if failed { INVALID } else { OK };
     out
+}
+
+/// The class of each input's unnamed runs, from the `--label` values: none; one `NAME` for every
+/// input; one `NAME` per input, in order; and `FILE=NAME` for the input given as `FILE` (which
+/// wins over a plain `NAME`). An empty `NAME` names nothing (the rows are `file:line`).
+fn labels(files: &[PathBuf], given: &[String]) -> Result<Vec<Option<String>>, String> {
+    let inputs: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let mut plain = vec![];
+    let mut keyed: Vec<(usize, &str)> = vec![];
+    for label in given {
+        match label.split_once('=') {
+            Some((file, name)) => {
+                let matching: Vec<usize> =
+                    (0..inputs.len()).filter(|&i| inputs[i] == file).collect();
+                if matching.is_empty() {
+                    let list: Vec<String> = inputs.iter().map(|i| format!("`{i}`")).collect();
+                    return Err(format!(
+                        "--label {label}: no input is `{file}` (the inputs are {})",
+                        list.join(", ")
+                    ));
+                }
+                if keyed.iter().any(|(i, _)| matching.contains(i)) {
+                    return Err(format!("--label {file}=…: the input `{file}` has two labels"));
+                }
+                keyed.extend(matching.into_iter().map(|i| (i, name)));
+            }
+            None => plain.push(label.as_str()),
+        }
+    }
+    let mut out: Vec<Option<&str>> = match plain.len() {
+        0 => vec![None; inputs.len()],
+        1 => vec![Some(plain[0]); inputs.len()],
+        n if n == inputs.len() => plain.into_iter().map(Some).collect(),
+        n => {
+            return Err(format!(
+                "{n} labels for {} inputs: give one --label NAME for all inputs, one per input in order, or --label FILE=NAME",
+                inputs.len()
+            ));
+        }
+    };
+    for (i, name) in keyed {
+        out[i] = Some(name);
+    }
+    Ok(out.into_iter().map(|l| l.filter(|n| !n.is_empty()).map(str::to_string)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_label_for_all_one_per_input_or_file_eq_name() {
+        let files: Vec<PathBuf> = ["a.log", "b.log", "-"].iter().map(PathBuf::from).collect();
+        let given =
+            |l: &[&str]| labels(&files, &l.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let some = |l: &[Option<&str>]| Ok(l.iter().map(|n| n.map(str::to_string)).collect());
+        assert_eq!(given(&[]), some(&[None, None, None]));
+        assert_eq!(given(&["x"]), some(&[Some("x"), Some("x"), Some("x")]));
+        assert_eq!(given(&["x", "", "z"]), some(&[Some("x"), None, Some("z")]));
+        assert_eq!(given(&["b.log=fast"]), some(&[None, Some("fast"), None]));
+        assert_eq!(given(&["x", "-=ceph"]), some(&[Some("x"), Some("x"), Some("ceph")]));
+        assert!(given(&["x", "y"]).unwrap_err().contains("2 labels for 3 inputs"));
+        assert!(given(&["c.log=x"]).unwrap_err().contains("no input is `c.log`"));
+        assert!(given(&["a.log=x", "a.log=y"]).unwrap_err().contains("two labels"));
+    }
 }

@@ -1,4 +1,4 @@
-//! `lhc versions [--json]`: the supported Longhorn charts, Kubernetes versions and pinned
+//! `lhc versions [--format text|json]`: the supported Longhorn charts, Kubernetes versions and pinned
 //! benchmark images.
 
 use super::{FAILED, OK, Outcome, Ui};

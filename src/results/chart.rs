@@ -1,12 +1,15 @@
 //! The comparison as an SVG bar chart: per tool, one panel each for IOPS, bandwidth and latency;
 //! in a panel, a group of bars per measurement (random read, random write, ...) and one bar per
-//! row, coloured by row, labelled with its value. Self-contained, deterministic SVG.
+//! row, labelled with its value. Self-contained, deterministic SVG.
 //!
-//! The legend wraps inside the image. Rows past the eight colours of the palette are filled
-//! with hatched, cross-hatched or dotted patterns in those colours. Each panel shows its values,
+//! A row's colour follows its name (its class), the same in every tool's panels: names take
+//! the palette in the order they first appear. The legend wraps inside the image. Names past
+//! the eight colours of the palette are filled with hatched, cross-hatched or dotted patterns in
+//! those colours. Each panel shows its values,
 //! ticks and title in one unit (GiB/s, MiB/s or KiB/s; ms or µs); when the values of a panel
 //! span more than two orders of magnitude, its axis is logarithmic (a tick per power of ten).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::compare::{Report, Section};
@@ -169,11 +172,22 @@ impl Axis {
     }
 }
 
+/// Each row name's fill index: names in the order they first appear, across the tools.
+fn fills(report: &Report) -> BTreeMap<&str, usize> {
+    let mut out = BTreeMap::new();
+    for row in report.sections.iter().flat_map(|s| &s.rows) {
+        let next = out.len();
+        out.entry(row.class.as_str()).or_insert(next);
+    }
+    out
+}
+
 /// The legend of `section` from height `y`: a swatch and a name per row, wrapped to the width.
 /// Returns the height below it.
-fn legend(body: &mut String, section: &Section, y: f64) -> f64 {
+fn legend(body: &mut String, section: &Section, colour: &BTreeMap<&str, usize>, y: f64) -> f64 {
     let (mut x, mut y) = (LEFT, y);
-    for (i, row) in section.rows.iter().enumerate() {
+    for row in &section.rows {
+        let i = colour.get(row.class.as_str()).copied().unwrap_or(0);
         let label =
             if row.baseline { format!("{} (baseline)", row.class) } else { row.class.clone() };
         let width = 16.0 + CHAR_WIDTH * label.chars().count() as f64;
@@ -198,7 +212,8 @@ fn legend(body: &mut String, section: &Section, y: f64) -> f64 {
 pub fn svg(report: &Report) -> String {
     let mut body = String::new();
     let mut y = 20.0;
-    let most = report.sections.iter().map(|s| s.rows.len()).max().unwrap_or(0);
+    let colour = fills(report);
+    let most = colour.len();
     for section in &report.sections {
         let _ = writeln!(
             body,
@@ -206,7 +221,7 @@ pub fn svg(report: &Report) -> String {
             y + 18.0,
             esc(section.tool)
         );
-        y = legend(&mut body, section, y + 30.0) + 8.0;
+        y = legend(&mut body, section, &colour, y + 30.0) + 8.0;
         for metric in [Metric::Iops, Metric::Bandwidth, Metric::Latency] {
             let mut keys: Vec<Key> = section
                 .rows
@@ -270,6 +285,7 @@ pub fn svg(report: &Report) -> String {
                 let gx = LEFT + g as f64 * group_w + (group_w - bar_w * n) / 2.0;
                 for (i, row) in section.rows.iter().enumerate() {
                     let Some(v) = row.values.get(key).filter(|v| v.is_finite()) else { continue };
+                    let fill_of = colour.get(row.class.as_str()).copied().unwrap_or(0);
                     let h = axis.share(v / size) * plot_h;
                     let bx = gx + i as f64 * bar_w;
                     let _ = writeln!(
@@ -277,7 +293,7 @@ pub fn svg(report: &Report) -> String {
                         r#"<rect class="bar" x="{bx:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="{}" data-class="{}" data-key="{}" data-value="{v}"><title>{}: {} {}</title></rect>"#,
                         base - h,
                         (bar_w - 2.0).max(1.0),
-                        fill(i),
+                        fill(fill_of),
                         esc(&row.class),
                         esc(&key.to_string()),
                         esc(&row.class),

@@ -84,24 +84,41 @@ pub struct Change {
     pub percent: BTreeMap<Key, f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VerdictKind {
-    /// Read latency below the baseline's: a cache answers the reads.
-    Cache,
-    /// Writes faster than the baseline: acknowledged before they are durable.
-    NotCrashConsistent,
-    /// Little CPU idleness during the latency test.
-    CpuStarved,
-}
-
-#[derive(Debug, Clone, Serialize)]
+/// What kbench's sanity rules say about a row: a warning (`cache`, `not-crash-consistent`,
+/// `cpu-starved`), with the tool and class it is about.
+#[derive(Debug, Clone)]
 pub struct Verdict {
-    pub kind: VerdictKind,
     pub tool: &'static str,
     pub class: String,
-    pub message: String,
-    pub help: String,
+    pub diagnostic: Diagnostic,
+}
+
+impl Verdict {
+    fn new(tool: &'static str, class: &str, message: Message, help: String) -> Verdict {
+        Verdict {
+            tool,
+            class: class.to_string(),
+            diagnostic: Diagnostic::warning(message, None).with_help(help),
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.diagnostic.code()
+    }
+}
+
+/// `{"kind": <code>, "tool", "class", "message", "help"}`.
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut v = s.serialize_struct("Verdict", 5)?;
+        v.serialize_field("kind", self.code())?;
+        v.serialize_field("tool", self.tool)?;
+        v.serialize_field("class", &self.class)?;
+        v.serialize_field("message", &self.diagnostic.message.to_string())?;
+        v.serialize_field("help", &self.diagnostic.help)?;
+        v.end()
+    }
 }
 
 /// The display order of a section's columns.
@@ -277,13 +294,12 @@ fn change(values: &Values, base: &Values, baseline: &str) -> Change {
 fn judge(tool: &'static str, row: &Row, base: Option<&Row>) -> Vec<Verdict> {
     let mut out = vec![];
     if let Some(idle) = row.cpu_idle.get(&Metric::Latency).filter(|i| **i < CPU_STARVED) {
-        out.push(Verdict {
-            kind: VerdictKind::CpuStarved,
+        out.push(Verdict::new(
             tool,
-            class: row.class.clone(),
-            message: format!("`{}`: the CPU was only {idle:.0}% idle during the latency test", row.class),
-            help: format!("below {CPU_STARVED:.0}% the test measures a CPU-starved node, not the storage; use more or faster CPUs for the benchmark nodes"),
-        });
+            &row.class,
+            Message::CpuStarved { class: row.class.clone(), idle: format!("{idle:.0}"), tool },
+            format!("below {CPU_STARVED:.0}% the test measures a CPU-starved node, not the storage; use more or faster CPUs for the benchmark nodes"),
+        ));
     }
     let Some(base) = base else { return out };
     let better = |k: &Key| -> Option<f64> {
@@ -301,13 +317,17 @@ fn judge(tool: &'static str, row: &Row, base: Option<&Row>) -> Vec<Verdict> {
         .filter_map(|k| better(k).map(|g| format!("{k} {g:.0}% lower")))
         .collect();
     if !cached.is_empty() {
-        out.push(Verdict {
-            kind: VerdictKind::Cache,
+        out.push(Verdict::new(
             tool,
-            class: row.class.clone(),
-            message: format!("`{}` reads faster than `{}` can: {}", row.class, base.class, cached.join(", ")),
-            help: "more replicas can add read IOPS and bandwidth, never lower latency: a cache is answering; increase the benchmark `size`".into(),
-        });
+            &row.class,
+            Message::Cache {
+                class: row.class.clone(),
+                baseline: base.class.clone(),
+                faster: cached.join(", "),
+                tool,
+            },
+            "more replicas can add read IOPS and bandwidth, never lower latency: a cache is answering; increase the benchmark `size`".into(),
+        ));
     }
     let unsafe_writes: Vec<String> = row
         .values
@@ -323,13 +343,17 @@ fn judge(tool: &'static str, row: &Row, base: Option<&Row>) -> Vec<Verdict> {
         })
         .collect();
     if !unsafe_writes.is_empty() {
-        out.push(Verdict {
-            kind: VerdictKind::NotCrashConsistent,
+        out.push(Verdict::new(
             tool,
-            class: row.class.clone(),
-            message: format!("`{}` writes faster than `{}`: {}", row.class, base.class, unsafe_writes.join(", ")),
-            help: "no replicated write can beat the local disk without a persistent write cache: the volume likely acknowledges writes before they are durable (not crash-consistent)".into(),
-        });
+            &row.class,
+            Message::NotCrashConsistent {
+                class: row.class.clone(),
+                baseline: base.class.clone(),
+                faster: unsafe_writes.join(", "),
+                tool,
+            },
+            "no replicated write can beat the local disk without a persistent write cache: the volume likely acknowledges writes before they are durable (not crash-consistent)".into(),
+        ));
     }
     out
 }
@@ -369,9 +393,9 @@ mod tests {
         assert_eq!(ch.percent[&RR_IOPS], 200.0);
         assert_eq!(ch.percent[&RR_LAT], -50.0);
         assert!((ch.percent[&RW_IOPS] - 4.0).abs() < 1e-9);
-        let kinds: Vec<VerdictKind> = r.verdicts.iter().map(|v| v.kind).collect();
+        let kinds: Vec<&str> = r.verdicts.iter().map(Verdict::code).collect();
         // Write IOPS 4% above is noise; read latency 50% below is a cache.
-        assert_eq!(kinds, [VerdictKind::Cache]);
+        assert_eq!(kinds, ["cache"]);
     }
 
     fn origin(run: &mut Run, file: &str, line: usize) {
@@ -396,18 +420,21 @@ mod tests {
         let ch = s.rows[2].change.as_ref().unwrap();
         assert_eq!((ch.baseline.as_str(), ch.percent[&RR_LAT]), ("local (run 2)", -20.0));
         assert_eq!(s.rows[0].change.as_ref().unwrap().percent[&RR_LAT], -50.0);
-        let v: Vec<(&str, &str)> =
-            r.verdicts.iter().map(|v| (v.class.as_str(), v.message.as_str())).collect();
+        let v: Vec<(&str, String)> = r
+            .verdicts
+            .iter()
+            .map(|v| (v.class.as_str(), v.diagnostic.message.to_string()))
+            .collect();
         assert_eq!(
             v,
             [
                 (
                     "local (run 1)",
-                    "`local (run 1)` reads faster than `local (run 2)` can: random read latency 50% lower"
+                    "`local (run 1)` reads faster than `local (run 2)` can: random read latency 50% lower (kbench)".to_string()
                 ),
                 (
                     "longhorn",
-                    "`longhorn` reads faster than `local (run 2)` can: random read latency 20% lower"
+                    "`longhorn` reads faster than `local (run 2)` can: random read latency 20% lower (kbench)".to_string()
                 ),
             ]
         );
@@ -454,7 +481,7 @@ mod tests {
         assert!(r.diagnostics.is_empty());
         assert_eq!(rows[0].class, "local-path");
         assert_eq!(rows[1].change.as_ref().unwrap().percent[&RW_IOPS], 100.0);
-        let kinds: Vec<VerdictKind> = r.verdicts.iter().map(|v| v.kind).collect();
-        assert_eq!(kinds, [VerdictKind::CpuStarved, VerdictKind::NotCrashConsistent]);
+        let kinds: Vec<&str> = r.verdicts.iter().map(Verdict::code).collect();
+        assert_eq!(kinds, ["cpu-starved", "not-crash-consistent"]);
     }
 }

@@ -7,6 +7,12 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::compare::{Report, Row, Section};
+use crate::grid::{self, Column};
+
+/// Class names wrap past this width in the table.
+const CLASS: usize = 36;
+/// The table is cut into several to fit this many columns.
+const WIDTH: usize = 120;
 use super::{Direction, Key, Metric, Pattern};
 
 /// 12345.6 → "12,346"
@@ -113,49 +119,68 @@ fn grid(report: &Report) -> Vec<(&Section, Vec<Vec<String>>)> {
         .collect()
 }
 
-fn verdict_lines(report: &Report, out: &mut String) {
-    for v in &report.verdicts {
-        let code = serde_json::to_value(v.kind)
-            .ok()
-            .and_then(|k| k.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let _ = writeln!(out, "warning[{code}]: {} ({})\n  = help: {}", v.message, v.tool, v.help);
-    }
-}
-
-/// The aligned table, a block per tool, then the verdicts.
+/// The aligned table: a block per tool, its columns in as many tables as it takes to fit
+/// [`WIDTH`] columns, each cell read / write; long class names wrap. The verdicts are
+/// diagnostics, on stderr.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
     for (section, lines) in grid(report) {
-        let widths: Vec<usize> = (0..lines[0].len())
-            .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
-            .collect();
         let _ = writeln!(out, "{}", section.tool);
         if let Some(base) = chosen(section) {
-            let _ = writeln!(out, "  baseline: {base}");
+            out.push_str(&grid::prose(&format!("baseline: {base}"), 100, "  ", "    "));
         }
-        for (i, line) in lines.iter().enumerate() {
-            let cells: Vec<String> = line
+        let head: Vec<String> = section
+            .columns
+            .iter()
+            .map(|(m, p)| format!("{} {}\nread / write", m.name(), p.name()))
+            .collect();
+        let rows = &lines[1..];
+        let cells = |c: usize| rows.iter().flat_map(move |r| grid::wrap(&r[c], CLASS));
+        let class_width = grid::column_width("class", cells(0).map(|l| l.chars().count()));
+        let widths: Vec<usize> = head
+            .iter()
+            .enumerate()
+            .map(|(c, h)| grid::column_width(h, rows.iter().map(|r| r[c + 1].chars().count())))
+            .collect();
+        // Columns in display order, a new table whenever the next would not fit.
+        let mut tables: Vec<Vec<usize>> = vec![];
+        for c in 0..head.len() {
+            match tables.last_mut() {
+                Some(t)
+                    if {
+                        let mut w: Vec<usize> = t.iter().map(|&i| widths[i]).collect();
+                        w.extend([class_width, widths[c]]);
+                        grid::line_width("  ", &w) <= WIDTH
+                    } =>
+                {
+                    t.push(c)
+                }
+                _ => tables.push(vec![c]),
+            }
+        }
+        for (i, cols) in tables.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let mut h = vec!["class"];
+            h.extend(cols.iter().map(|&c| head[c].as_str()));
+            let mut columns = vec![Column::text(CLASS)];
+            columns.extend(cols.iter().map(|_| Column::number()));
+            let cut: Vec<Vec<String>> = rows
                 .iter()
-                .enumerate()
-                .map(|(c, cell)| {
-                    let pad = widths[c] - cell.chars().count();
-                    if c == 0 {
-                        format!("{cell}{}", " ".repeat(pad))
-                    } else {
-                        format!("{}{cell}", " ".repeat(pad))
-                    }
+                .map(|l| {
+                    let mut row = vec![l[0].clone()];
+                    row.extend(cols.iter().map(|&c| l[c + 1].clone()));
+                    row
                 })
                 .collect();
-            let _ = writeln!(out, "  {}", cells.join("   ").trim_end());
-            if i == 0 {
-                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-                let _ = writeln!(out, "  {}", rule.join("   "));
-            }
+            out.push_str(&grid::render(&h, &columns, &cut, "  "));
         }
         out.push('\n');
     }
-    verdict_lines(report, &mut out);
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
     out
 }
 
@@ -181,7 +206,8 @@ pub fn markdown(report: &Report) -> String {
     if !report.verdicts.is_empty() {
         out.push_str("**Warnings**\n\n");
         for v in &report.verdicts {
-            let _ = writeln!(out, "- {} ({}). {}", v.message, v.tool, v.help);
+            let d = &v.diagnostic;
+            let _ = writeln!(out, "- {}. {}", d.message, d.help.as_deref().unwrap_or_default());
         }
     }
     out

@@ -12,6 +12,7 @@ const ORDER: &[&str] = &[
     "names",
     "quantity",
     "source",
+    "grid",
     "diagnostic",
     "yaml",
     "model",

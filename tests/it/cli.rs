@@ -203,7 +203,7 @@ fn versions_lists_charts_and_kubernetes() {
     assert!(out.stdout.contains("1.25 to 1.37"));
     assert!(out.stdout.contains("Benchmark images: kbench yasker/kbench:v0.1.0"), "{}", out.stdout);
     let json: serde_json::Value =
-        serde_json::from_str(&t.run_args(&["versions", "--json"]).stdout).unwrap();
+        serde_json::from_str(&t.run_args(&["versions", "--format", "json"]).stdout).unwrap();
     assert_eq!(json["longhorn"]["default"], "1.12.1");
     assert_eq!(json["kubernetes"]["versions"].as_array().unwrap().len(), 13);
 }
@@ -344,4 +344,291 @@ fn a_failed_write_leaves_the_previous_tree_intact() {
         .filter(|k| !k.ends_with(".lhc-manifest.json"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// One flag as a command's `--help` shows it: `-o, --output <DIR>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Flag {
+    short: Option<char>,
+    long: String,
+    value: Option<String>,
+}
+
+/// The subcommands `lhc --help` lists (but `help`).
+fn subcommands() -> Vec<String> {
+    let help = Test::new().run_args(&["--help"]);
+    help.code(0);
+    let section = help.stdout.split("Commands:\n").nth(1).unwrap().split("\n\n").next().unwrap();
+    section
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The flags of `lhc <command> --help`.
+fn flags(command: &str) -> Vec<Flag> {
+    let help = Test::new().run_args(&[command, "--help"]);
+    help.code(0);
+    let mut out = vec![];
+    for line in help.stdout.lines() {
+        let l = line.trim_start();
+        if !l.starts_with('-') || line.len() - l.len() > 6 {
+            continue;
+        }
+        let (short, rest) = match l.strip_prefix('-').and_then(|r| r.split_once(", --")) {
+            Some((s, rest)) if s.len() == 1 => (s.chars().next(), rest),
+            _ => (None, l.strip_prefix("--").unwrap_or(l)),
+        };
+        let long: String =
+            rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        let after = &rest[long.len()..];
+        let value =
+            after.strip_prefix(" <").and_then(|v| v.split_once('>')).map(|(v, _)| v.to_string());
+        out.push(Flag { short, long, value });
+    }
+    out
+}
+
+/// What a shared flag means, its one spelling, and spellings it must not have (the retired ones
+/// and the obvious synonyms). A retired spelling with `Some(true)` is retired only with a value
+/// (`render --chart` is a switch of its own; `--chart FILE.svg` was the drawing).
+struct Concept {
+    what: &'static str,
+    short: Option<char>,
+    long: &'static str,
+    values: &'static [&'static str],
+    retired: &'static [(&'static str, Option<bool>)],
+}
+
+const CONCEPTS: &[Concept] = &[
+    Concept {
+        what: "where the command writes (a folder or a file)",
+        short: Some('o'),
+        long: "output",
+        values: &["DIR", "FILE"],
+        retired: &[("out", None), ("output-dir", None), ("dest", None)],
+    },
+    Concept {
+        what: "the output format",
+        short: None,
+        long: "format",
+        values: &["FORMAT"],
+        retired: &[("json", None), ("output-format", None)],
+    },
+    Concept {
+        what: "an SVG drawing",
+        short: None,
+        long: "svg",
+        values: &["FILE.svg"],
+        retired: &[("chart", Some(true))],
+    },
+    Concept {
+        what: "the cluster's name",
+        short: None,
+        long: "name",
+        values: &["NAME"],
+        retired: &[("cluster-name", None)],
+    },
+    Concept {
+        what: "a Longhorn chart release",
+        short: None,
+        long: "chart-version",
+        values: &["VERSION"],
+        retired: &[("longhorn-version", None)],
+    },
+    Concept {
+        what: "overwrite what is there",
+        short: None,
+        long: "force",
+        values: &[],
+        retired: &[("overwrite", None)],
+    },
+    Concept {
+        what: "write nothing, only say what is wrong",
+        short: None,
+        long: "check",
+        values: &[],
+        retired: &[("dry-run", None)],
+    },
+    Concept {
+        what: "how diagnostics are printed",
+        short: None,
+        long: "message-format",
+        values: &["MESSAGE_FORMAT"],
+        retired: &[("error-format", None)],
+    },
+    Concept {
+        what: "colour",
+        short: None,
+        long: "color",
+        values: &["COLOR"],
+        retired: &[("colour", None)],
+    },
+    Concept {
+        what: "accept an upgrade that skips a minor release",
+        short: None,
+        long: "allow-minor-skip",
+        values: &[],
+        retired: &[],
+    },
+];
+
+/// Every command's `--help`: the same thing has the same flag everywhere, the same flag means
+/// the same thing everywhere, and no command shows a retired spelling.
+#[test]
+fn every_command_spells_shared_flags_the_same() {
+    let commands = subcommands();
+    for expected in ["check", "build", "diff", "render", "report", "plan", "import", "init"] {
+        assert!(commands.iter().any(|c| c == expected), "{expected} in {commands:?}");
+    }
+    let all: Vec<(String, Flag)> = commands
+        .iter()
+        .flat_map(|c| flags(c).into_iter().map(move |f| (c.clone(), f)))
+        .filter(|(_, f)| f.long != "help")
+        .collect();
+    let output = Flag { short: Some('o'), long: "output".into(), value: Some("DIR".into()) };
+    assert!(all.contains(&("build".to_string(), output)), "{all:?}");
+    let mut problems = vec![];
+    for (command, flag) in &all {
+        for concept in CONCEPTS {
+            for (retired, with_value) in concept.retired {
+                if flag.long == *retired && with_value.is_none_or(|v| v == flag.value.is_some()) {
+                    problems.push(format!(
+                        "lhc {command} --{}: {} is spelled --{}",
+                        flag.long, concept.what, concept.long
+                    ));
+                }
+            }
+            if flag.long == concept.long {
+                if flag.short != concept.short {
+                    problems.push(format!(
+                        "lhc {command} --{}: short {:?}, expected {:?}",
+                        flag.long, flag.short, concept.short
+                    ));
+                }
+                let value_ok = match &flag.value {
+                    None => concept.values.is_empty(),
+                    Some(v) => concept.values.contains(&v.as_str()),
+                };
+                if !value_ok {
+                    problems.push(format!(
+                        "lhc {command} --{} <{}>: {} takes {:?}",
+                        flag.long,
+                        flag.value.as_deref().unwrap_or(""),
+                        concept.what,
+                        concept.values
+                    ));
+                }
+            }
+        }
+        // One short letter, one long name; one long name, one short letter and one value kind.
+        for (other_command, other) in &all {
+            if flag.short.is_some() && flag.short == other.short && flag.long != other.long {
+                problems.push(format!(
+                    "-{}: --{} on {command}, --{} on {other_command}",
+                    flag.short.unwrap_or_default(),
+                    flag.long,
+                    other.long
+                ));
+            }
+            if flag.long == other.long
+                && (flag.short != other.short || flag.value.is_some() != other.value.is_some())
+                && !(flag.long == "chart" && (command == "render") != (other_command == "render"))
+            {
+                problems.push(format!(
+                    "--{}: {:?} on {command}, {:?} on {other_command}",
+                    flag.long, flag, other
+                ));
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The spellings of earlier releases still work, unlisted.
+#[test]
+fn old_spellings_are_hidden_aliases() {
+    let t = Test::new().file("c.toml", &profile("hcloud-longhorn"));
+    t.run_args(&["build", "c.toml", "--out", "gen"]).code(0);
+    assert!(t.path().join("gen/prod-fsn1/nodes.sh").is_file());
+    t.run_args(&["check", "c.toml", "--out", "gen"]).code(0);
+    t.run_args(&["diff", "c.toml", "--out", "gen"]).code(0);
+    let json = t.run_args(&["versions", "--json"]);
+    json.code(0);
+    assert!(json.stdout.starts_with('{'), "{}", json.stdout);
+    t.run_args(&["versions", "--json", "--format", "text"]).code(2);
+    t.run_args(&["plan", "c.toml", "--chart", "p.svg"]).code(0);
+    assert!(read(t.path().join("p.svg")).starts_with("<?xml"));
+    let new = Test::new().run_args(&["init", "--name", "edge"]);
+    new.code(0);
+    assert!(new.stdout.contains("edge.toml"), "{}", new.stdout);
+    Test::new().run_args(&["init", "a", "--name", "b"]).code(2);
+}
+
+/// With `--message-format json`, stdout holds only JSON: a line per cluster built, per file
+/// checked, per file written; the JSON `--format` where a command has one.
+#[test]
+fn message_format_json_keeps_stdout_machine_only() {
+    let t = Test::new().file("c.toml", &profile("hcloud-longhorn"));
+    let json = ["--message-format", "json"];
+    let lines = |out: &crate::common::Output| -> Vec<serde_json::Value> {
+        out.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    };
+    let first = t.run_args(&["build", "c.toml", json[0], json[1]]);
+    first.code(0);
+    let built = lines(&first);
+    assert_eq!(built.len(), 1);
+    assert_eq!(built[0]["cluster"], "prod-fsn1");
+    assert_eq!(built[0]["folder"], "out/prod-fsn1");
+    assert_eq!(built[0]["status"], "written");
+    assert!(built[0]["added"].as_array().unwrap().iter().any(|p| p == "nodes.sh"));
+    assert_eq!(built[0]["changed"], serde_json::json!([]));
+    let again = t.run_args(&["build", "c.toml", json[0], json[1]]);
+    again.code(0);
+    assert!(!again.stdout.contains("up to date"), "{}", again.stdout);
+    assert_eq!(lines(&again)[0]["status"], "up-to-date");
+
+    t.file_write("bad.toml", "[cluster]\nname = \"BAD\"\n");
+    let checked = t.run_args(&["check", "c.toml", "bad.toml", json[0], json[1]]);
+    checked.code(1);
+    let checked = lines(&checked);
+    assert_eq!(checked[0]["file"], "c.toml");
+    assert_eq!(checked[0]["cluster"], "prod-fsn1");
+    assert_eq!(checked[0]["status"], "ok");
+    assert_eq!((checked[0]["warnings"].as_u64(), checked[0]["notes"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(checked[1]["status"], "invalid");
+
+    let stale = t.run_args(&["build", "--check", "c.toml", json[0], json[1]]);
+    stale.code(0);
+    let v: serde_json::Value = serde_json::from_str(&stale.stdout).unwrap();
+    assert_eq!(v["clusters"][0]["changes"], serde_json::json!([]));
+
+    for args in [
+        vec!["versions"],
+        vec!["plan", "c.toml"],
+        vec!["init", "--list"],
+        vec!["init", "edge"],
+        vec!["import", "out/prod-fsn1", "-o", "imported.toml"],
+    ] {
+        let mut all = args.clone();
+        all.extend(json);
+        let out = t.run_args(&all);
+        assert!(out.code == 0, "{args:?}: {}", out.stderr);
+        let text = out.stdout.trim_start();
+        assert!(text.starts_with('{'), "{args:?}: {}", out.stdout);
+        let parsed: Result<Vec<serde_json::Value>, _> = if text.starts_with("{\n") {
+            serde_json::from_str(text).map(|v| vec![v])
+        } else {
+            text.lines().map(serde_json::from_str).collect()
+        };
+        assert!(parsed.is_ok(), "{args:?}: {}", out.stdout);
+    }
 }

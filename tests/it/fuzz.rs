@@ -117,7 +117,9 @@ fn compile(text: &str) {
         if let Some(capacity) = lhc::check::capacity::of(&file, &resolved) {
             let plan =
                 lhc::commands::plan::CapacityPlan::new("fuzz.toml", &file, "1.12.1", capacity);
-            let _ = (plan.table(), plan.markdown(), plan.json(), plan.svg());
+            use lhc::capacity::Sizes;
+            let _ = (plan.table(Sizes::Rounded), plan.markdown(Sizes::Exact), plan.json());
+            let _ = (plan.table(Sizes::Exact), plan.svg());
         }
     }
 }

@@ -318,6 +318,14 @@ fn every_case_imports_as_pinned_and_builds_back_to_its_input() {
 fn pools_from_node_state_give_longhorn_its_disks_back() {
     let dir = repo().join("tests/import/nodes");
     let (t, imported) = run_case(&dir);
+    // The input holds no Longhorn settings, so the imported file does not tolerate the storage
+    // nodes' taint, which keeps the instance managers, and so the replicas, off them (the
+    // case's `untolerated-taint` and `too-many-replicas`): tolerate it, as the help says.
+    let version = "version = \"1.9.2\"  # --chart-version\n";
+    assert!(imported.contains(version), "{imported}");
+    let tolerated =
+        format!("{version}\n[longhorn.settings]\ntaintToleration = \"storage=true:NoSchedule\"\n");
+    let imported = imported.replacen(version, &tolerated, 1);
     t.file_write("imported.toml", &imported);
     t.run_args(&["build", "imported.toml", "-o", "rt"]).code(0);
     let manifest: Json =

@@ -37,7 +37,7 @@ fn every_format_and_the_chart_match_their_goldens() {
                 "cluster.toml",
                 "--format",
                 format,
-                "--chart",
+                "--svg",
                 "chart.svg",
                 "--color",
                 "never",
@@ -63,7 +63,7 @@ fn every_format_and_the_chart_match_their_goldens() {
 fn the_chart_has_one_bar_per_disk_and_two_per_class() {
     for (name, toml) in cases() {
         let t = Test::new().file("cluster.toml", &toml);
-        let out = t.run_args(&["plan", "cluster.toml", "--format", "json", "--chart", "c.svg"]);
+        let out = t.run_args(&["plan", "cluster.toml", "--format", "json", "--svg", "c.svg"]);
         if out.stdout.is_empty() {
             continue;
         }
@@ -165,10 +165,10 @@ fn exit_codes() {
     // Could not run: 2.
     Test::new().run_args(&["plan", "missing.toml"]).code(2);
     let t = Test::new().file("a.toml", &hcloud).file("b.toml", &hcloud);
-    let out = t.run_args(&["plan", "a.toml", "b.toml", "--chart", "x.svg", "--color", "never"]);
-    out.code(2).stderr("error[usage]: --chart draws one cluster; 2 files were given\n\n");
+    let out = t.run_args(&["plan", "a.toml", "b.toml", "--svg", "x.svg", "--color", "never"]);
+    out.code(2).stderr("error[usage]: --svg draws one cluster; 2 files were given\n\n");
     let t = Test::new().file("a.toml", &hcloud).file("x.svg/in-the-way", "");
-    let out = t.run_args(&["plan", "a.toml", "--chart", "x.svg"]);
+    let out = t.run_args(&["plan", "a.toml", "--svg", "x.svg"]);
     out.code(2);
     assert!(out.stderr.contains("cannot write x.svg"), "{}", out.stderr);
     assert!(out.stdout.starts_with("prod-fsn1"), "the plan is still printed");
@@ -221,4 +221,135 @@ fn benchmark_capacity_agrees_with_the_plan() {
         .collect();
     assert_eq!(warned, small);
     assert_eq!(warned, ["longhorn-fast", "longhorn-fast-xfs"], "{}", check.stderr);
+}
+
+/// The widest line of a text, in characters.
+fn widest(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// The table fits a terminal: rounded sizes by default (issue 21: every cell read
+/// `1.74 TiB (1919850381312 B)`, and the Hetzner profile's table was 431 bytes wide), the exact
+/// bytes with `--exact`, and always in the JSON; long class names wrap.
+#[test]
+fn the_table_fits_a_terminal_and_exact_bytes_are_asked_for() {
+    for name in ["hcloud-longhorn", "generic-bare-metal"] {
+        let t = Test::new().file("c.toml", &profile(name));
+        let table = t.run_args(&["plan", "c.toml"]);
+        table.code(0);
+        assert!(widest(&table.stdout) <= 120, "{name}: {}", table.stdout);
+        assert!(!table.stdout.contains(" B)"), "{name}: rounded by default:\n{}", table.stdout);
+        let exact = t.run_args(&["plan", "c.toml", "--exact"]);
+        exact.code(0);
+        let markdown = t.run_args(&["plan", "c.toml", "--exact", "--format", "markdown"]);
+        if name == "generic-bare-metal" {
+            // 3.49 TiB is 3839700762624 bytes: the rounding dropped some, so they are shown.
+            assert!(table.stdout.contains("3.49 TiB"), "{}", table.stdout);
+            assert!(table.stdout.contains("`--exact` adds the exact bytes"), "{}", table.stdout);
+            assert!(exact.stdout.contains("3.49 TiB (3839700762624 B)"), "{}", exact.stdout);
+            assert!(markdown.stdout.contains("3.49 TiB (3839700762624 B)"), "{}", markdown.stdout);
+            let json = t.run_args(&["plan", "c.toml", "--format", "json"]);
+            let v: Value = serde_json::from_str(&json.stdout).unwrap();
+            assert_eq!(v["disks"][0]["size_bytes"], 3_839_700_762_624_u64);
+        } else {
+            assert!(!table.stdout.contains("--exact"), "nothing was rounded: {}", table.stdout);
+        }
+    }
+    // A class name longer than its column wraps, deterministically, inside the width.
+    let long = "databases-with-a-class-name-far-too-long-for-any-column";
+    let toml = profile("hcloud-longhorn")
+        .replace("name = \"longhorn-fast-2-xfs\"", &format!("name = \"{long}\""));
+    assert!(toml.contains(long));
+    let t = Test::new().file("c.toml", &toml);
+    let out = t.run_args(&["plan", "c.toml"]);
+    out.code(0);
+    assert!(widest(&out.stdout) <= 120, "{}", out.stdout);
+    assert!(!out.stdout.contains(long), "wrapped: {}", out.stdout);
+    assert!(out.stdout.contains("\n  name-far-too-long-for-\n"), "{}", out.stdout);
+    assert_eq!(out.stdout, t.run_args(&["plan", "c.toml"]).stdout);
+}
+
+/// The placement list does what its title says, largest volumes first, whatever order the
+/// file declares them in (issue 21: it listed them in declared order).
+#[test]
+fn volumes_are_placed_and_listed_largest_first() {
+    let toml = format!(
+        "{}\n[[volume]]\nname = \"small\"\nclass = \"longhorn-fast-2\"\nsize = \"5Gi\"\n\
+         \n[[volume]]\nname = \"big\"\nclass = \"longhorn-fast-2\"\nsize = \"50Gi\"\ncount = 2\n\
+         \n[[volume]]\nname = \"mid\"\nclass = \"longhorn\"\nsize = \"20Gi\"\n",
+        profile("hcloud-longhorn")
+    );
+    let t = Test::new().file("c.toml", &toml);
+    let out = t.run_args(&["plan", "c.toml"]);
+    out.code(0);
+    let list = out.stdout.split("Placement (replica by replica, largest volumes first)\n").nth(1);
+    let names: Vec<&str> = list
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.strip_prefix("  - "))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(names, ["big-1", "big-2", "mid", "small"], "{}", out.stdout);
+}
+
+/// A pool whose taints Longhorn's instance managers do not tolerate holds no replicas, as
+/// `untolerated-taint` says (Longhorn's replica scheduler takes only nodes with a ready
+/// instance manager): `lhc plan` counts its nodes unschedulable, and `lhc check`'s replica rule
+/// leaves them out too (issue 21: the plan counted them in every class).
+#[test]
+fn untolerated_pools_hold_no_replicas_in_the_plan_either() {
+    let file = |tolerated: bool| {
+        let settings = if tolerated {
+            "[longhorn.settings]\ntaintToleration = \"storage=true:NoSchedule\"\n"
+        } else {
+            ""
+        };
+        format!(
+            "[cluster]\nname = \"c\"\n\n[longhorn]\nversion = \"1.12.1\"\n{settings}\n\
+             [longhorn.default_class]\nreplicas = 2\n\n\
+             [[pool]]\nname = \"storage\"\nnodes = [\"s1\", \"s2\"]\ntaints = [\"storage=true:NoSchedule\"]\n\n\
+             [[pool.disk]]\nname = \"d\"\ntype = \"device\"\nsize = \"1Ti\"\npath = \"/mnt/d\"\n\n\
+             [[pool]]\nname = \"general\"\nnodes = [\"g1\", \"g2\"]\n\n\
+             [[pool.disk]]\nname = \"d\"\ntype = \"device\"\nsize = \"100Gi\"\npath = \"/mnt/d\"\n"
+        )
+    };
+    let t = Test::new().file("off.toml", &file(false)).file("on.toml", &file(true));
+    let check = t.run_args(&["check", "off.toml", "--color", "never"]);
+    check.code(0);
+    assert!(check.stderr.contains("warning[untolerated-taint]"), "{}", check.stderr);
+    assert!(check.stderr.contains("the pool's disks hold no replicas"), "{}", check.stderr);
+    let plan = |name: &str| -> Value {
+        let out = t.run_args(&["plan", name, "--format", "json"]);
+        out.code(0);
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    let off = plan("off.toml");
+    let longhorn = &off["classes"][0];
+    assert_eq!(longhorn["eligible_nodes"], 2, "only the general pool: {longhorn}");
+    // 75Gi schedulable on each general node (25% reserved), not the storage pool's 768Gi.
+    assert_eq!(longhorn["max_volume_bytes"], 75_u64 << 30);
+    for d in off["disks"].as_array().unwrap() {
+        assert_eq!(d["node_schedulable"], d["pool"] == "general", "{d}");
+    }
+    let notes = off["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("Pool `storage`")), "{notes:?}");
+    let table = t.run_args(&["plan", "off.toml"]);
+    assert!(table.stdout.contains("d (node unschedulable)"), "{}", table.stdout);
+    // Tolerated, the pool holds replicas again.
+    let on = plan("on.toml");
+    assert_eq!(on["classes"][0]["eligible_nodes"], 4);
+    assert_eq!(on["classes"][0]["max_volume_bytes"], 768_u64 << 30);
+    assert_eq!(on["classes"][0]["total_bytes"], (768_u64 * 2 + 75 * 2) << 30 >> 1);
+    // Three replicas: the replica rule counts the two general nodes only.
+    let three = file(false).replace("replicas = 2", "replicas = 3");
+    let t = Test::new().file("c.toml", &three);
+    let out = t.run_args(&["check", "c.toml", "--color", "never"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains("asks for 3 replicas, but only 2 nodes can hold one"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("the nodes of pool `storage` are not counted"), "{}", out.stderr);
 }

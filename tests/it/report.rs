@@ -51,7 +51,34 @@ fn every_format_matches_its_golden() {
         let (_, out) = report(INPUTS, &args);
         out.code(0);
         assert_golden(&repo().join("tests/report").join(file), &out.stdout);
+        // The verdicts are diagnostics: on stderr, whatever the format.
+        assert_golden(&repo().join("tests/report/report.stderr"), &out.stderr);
     }
+}
+
+/// kbench's verdicts are warnings with codes of their own, on stderr in the message format;
+/// stdout holds only the report (issue 21: they were printed on stdout, with codes that were
+/// not diagnostics and so missing from docs/reference.md).
+#[test]
+fn kbench_s_verdicts_are_diagnostics_on_stderr() {
+    for code in ["cache", "not-crash-consistent", "cpu-starved"] {
+        assert!(lhc::diagnostic::CODES.contains(&code), "{code} is a diagnostic code");
+    }
+    let (_, out) = report(&["kbench/cmp-summary-local-1.txt"], &["--color", "never"]);
+    out.code(0);
+    assert!(!out.stdout.contains("warning"), "{}", out.stdout);
+    assert!(out.stderr.starts_with("warning[cache]: `Longhorn` reads faster"), "{}", out.stderr);
+    assert!(out.stderr.contains("warning[not-crash-consistent]"), "{}", out.stderr);
+    let (_, out) = report(&["kbench/cmp-summary-local-1.txt"], &["--message-format", "json"]);
+    out.code(0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["warnings"][0]["kind"], "cache");
+    let codes: Vec<String> = out
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["code"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes, ["cache", "not-crash-consistent"]);
 }
 
 #[test]
@@ -90,7 +117,7 @@ fn the_chart_is_well_formed_with_one_bar_per_value() {
     let (t, out) = report(
         INPUTS,
         &[
-            "--chart",
+            "--svg",
             "chart.svg",
             "--format",
             "json",
@@ -342,10 +369,12 @@ fn the_baseline_is_the_last_run_of_its_class_in_every_format() {
         out.stdout
     );
     assert!(out.stdout.contains(&format!("  {base} (baseline)")), "{}", out.stdout);
-    // The other run of the class and the other class: changes against the same run.
-    assert_eq!(out.stdout.matches(&format!("change vs {base}")).count(), 2, "{}", out.stdout);
+    // The other run of the class and the other class: changes against the same run (in each
+    // of the tables the columns take to fit).
+    let changes = out.stdout.matches(&format!("change vs {base}")).count();
+    assert_eq!(changes, 2 * out.stdout.matches("  class ").count(), "{}", out.stdout);
     // The verdicts compare with that run too (summary-example-3's reads are far slower).
-    for line in out.stdout.lines().filter(|l| l.starts_with("warning[")) {
+    for line in out.stderr.lines().filter(|l| l.starts_with("warning[")) {
         assert!(line.contains(&format!("than `{base}`")), "{line}");
     }
     let (_, md) = labelled(TWO_LOCALS, &["--baseline", "local", "--format", "markdown"]);
@@ -355,7 +384,7 @@ fn the_baseline_is_the_last_run_of_its_class_in_every_format() {
     assert!(!rows.is_empty() && rows.iter().all(|l| l.starts_with(&format!("kbench,{base},"))));
     assert!(csv.stdout.contains(&format!(",{base},old.txt:1\n")), "{}", csv.stdout);
     let (t, json) =
-        labelled(TWO_LOCALS, &["--baseline", "local", "--format", "json", "--chart", "c.svg"]);
+        labelled(TWO_LOCALS, &["--baseline", "local", "--format", "json", "--svg", "c.svg"]);
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["sections"][0]["baseline"], base);
     let rows = v["sections"][0]["rows"].as_array().unwrap();
@@ -422,8 +451,10 @@ fn rows_are_named_from_the_log_else_by_file_and_line_with_runs_numbered_per_file
         ]
     );
     // One label for a file of several runs: the runs are numbered in their file.
-    let (_, out) =
-        report(&[six, "dbench/summary-example-1.txt"], &["--label", "a", "--label", "a"]);
+    let (_, out) = report(
+        &[six, "dbench/summary-example-1.txt"],
+        &["--label", "a", "--label", "a", "--format", "markdown"],
+    );
     for name in [
         "a (pastes/dbench-summaries-one-title.txt run 6)",
         "a (dbench/summary-example-1.txt run 1)",
@@ -449,7 +480,7 @@ fn the_chart_wraps_its_legend_and_tells_many_rows_apart() {
             "pastes/dbench-summaries-headings.md",
             "pastes/dbench-commented.txt",
         ],
-        &["--chart", "c.svg"],
+        &["--svg", "c.svg"],
     );
     out.code(0);
     let svg = read(t.path().join("c.svg"));
@@ -482,7 +513,7 @@ fn the_chart_wraps_its_legend_and_tells_many_rows_apart() {
 fn the_chart_uses_a_log_scale_over_two_orders_of_magnitude_and_one_unit_per_panel() {
     let (t, _) = report(
         &["dbench/summary-example-1.txt", "dbench/summary-example-3.txt"],
-        &["--chart", "c.svg", "--label", "fast", "--label", "slow"],
+        &["--svg", "c.svg", "--label", "fast", "--label", "slow"],
     );
     let svg = read(t.path().join("c.svg"));
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -549,10 +580,89 @@ fn message_format_json_reports_unreadable_inputs_as_json_lines() {
     assert_eq!(lines[0]["severity"], "error");
     assert_eq!(lines[0]["file"], "junk.txt");
     assert_eq!((lines[0]["line"].as_u64(), lines[0]["column"].as_u64()), (Some(1), Some(1)));
-    assert!(out.stdout.contains("97,206 / 129,120"), "the good input is still reported");
+    // The good input is still reported, as JSON: `--message-format json` keeps stdout
+    // machine-only.
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["sections"][0]["tool"], "kbench", "{}", out.stdout);
+    let table =
+        t.run_args(&["report", "good.txt", "--message-format", "json", "--format", "table"]);
+    assert!(table.stdout.contains("97,206 / 129,120"), "an explicit --format wins");
     // A command-line problem is a JSON line too.
     let out = t.run_args(&["report", "missing.txt", "--message-format", "json"]);
     out.code(2);
     let d: Value = serde_json::from_str(out.stderr.trim()).unwrap();
     assert_eq!(d["code"], "cannot-read");
+}
+
+/// `--label NAME` once names every input's unnamed runs, `--label FILE=NAME` one input's; and a
+/// class keeps its colour in every tool's panels of the chart (issue 21: `--label` had to be
+/// given once per input, and colours followed a row's position in its tool).
+#[test]
+fn labels_for_all_or_by_file_and_colours_follow_the_class() {
+    let dbench = ["dbench/summary-example-1.txt", "dbench/summary-example-3.txt"];
+    let kbench = ["kbench/summary-local-quick.txt", "kbench/summary-example-5.txt"];
+    let inputs = [dbench[0], dbench[1], kbench[0], kbench[1]];
+    let (_, out) = report(&inputs[..], &["--label", "same", "--format", "json"]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<&str> = v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["rows"].as_array().unwrap())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["same"; 4], "{}", out.stdout);
+
+    let by_file = [
+        "--label",
+        "slow",
+        "--label",
+        &format!("{}=fast", dbench[1]),
+        "--label",
+        &format!("{}=fast", kbench[0]),
+        "--svg",
+        "c.svg",
+    ]
+    .map(|s| s.to_string());
+    let by_file: Vec<&str> = by_file.iter().map(String::as_str).collect();
+    let (t, out) = report(&inputs[..], &by_file);
+    out.code(0);
+    // dbench lists slow, then fast; kbench fast, then slow.
+    assert!(out.stdout.find("slow").unwrap() < out.stdout.find("fast").unwrap());
+    let svg = read(t.path().join("c.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let fills = |class: &str| -> std::collections::BTreeSet<String> {
+        doc.descendants()
+            .filter(|n| {
+                n.attribute("class") == Some("bar") && n.attribute("data-class") == Some(class)
+            })
+            .map(|n| n.attribute("fill").unwrap().to_string())
+            .collect()
+    };
+    let (fast, slow) = (fills("fast"), fills("slow"));
+    assert_eq!((fast.len(), slow.len()), (1, 1), "one colour per class: {fast:?} {slow:?}");
+    assert_ne!(fast, slow);
+
+    let (_, out) = report(&inputs[..], &["--label", "a", "--label", "b", "--color", "never"]);
+    out.code(2);
+    assert!(out.stderr.contains("2 labels for 4 inputs"), "{}", out.stderr);
+    let (_, out) = report(&inputs[..], &["--label", "nope.txt=x", "--color", "never"]);
+    out.code(2);
+    assert!(out.stderr.contains("no input is `nope.txt`"), "{}", out.stderr);
+}
+
+/// The table fits a terminal (issue 21: kbench's was about 270 columns): a tool's columns go
+/// into as many tables as it takes, and long class names wrap.
+#[test]
+fn the_report_table_fits_a_terminal() {
+    let (_, out) =
+        report(INPUTS, &["--label", "a-class-name-much-longer-than-any-column-should-be"]);
+    out.code(0);
+    let widest = out.stdout.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 120, "{widest}: {}", out.stdout);
+    let kbench = out.stdout.split("kbench\n").nth(1).unwrap().split("\n\nkubestr").next().unwrap();
+    for column in ["IOPS random", "bandwidth sequential", "latency sequential"] {
+        assert!(kbench.contains(column), "{column}: {kbench}");
+    }
 }
