@@ -1095,6 +1095,11 @@ fn import_diagnostics_are_pinned() {
     };
     pin("yaml-limit", &[("bomb.yaml", &alias_bomb())], 1);
     pin(
+        "yaml-reading",
+        &[("values.yaml", "defaultSettings:\n  replicaReplenishmentWaitInterval: 0600\n")],
+        0,
+    );
+    pin(
         "secret-not-copied",
         &[(
             "values.yaml",
