@@ -14,9 +14,11 @@
   `manifests/<case>.kustomize.json`. Each is `{"documents": [...]}`, with `"error"` when the
   tool stopped; the empty `metadata.labels` that `label` adds is taken out.
 
-Also writes `expected-values.yaml` (Helm's reading of `values.yaml`, as JSON) and
-`expected-objects.yaml` (kubectl's reading of the case's other YAML files) of every case of
-tests/import/ that has a `record` file; `record` lists those files, one per line.
+Also writes the readings of every case of tests/import/ that has a `record` file, whose lines
+are `helm FILE` (a values file), `kubectl FILE` or `kustomize FILE` (objects):
+`expected-values.yaml`, Helm's reading of the values file (or kustomize's of a HelmRelease's
+`spec.values`), and `expected-objects.yaml`, the objects as kubectl or kustomize read them; both
+JSON, which YAML readers read alike.
 
 `--check` writes nothing and exits 1 when a recorded reading differs from the tools' own.
 The paths the tools print are replaced by the case's file name, so readings do not depend on
@@ -129,14 +131,24 @@ def main():
         for path in sorted((FIXTURES / "values").glob("*.yaml")):
             readings[path.with_suffix(".helm.json")] = dump(helm_reading(args.helm, chart, path))
         for case in sorted(p for p in IMPORTS.iterdir() if (p / "record").exists()):
-            for name in (case / "record").read_text().split():
-                if name == "values.yaml":
+            objects = []
+            for line in (case / "record").read_text().splitlines():
+                tool, name = line.split()
+                if tool == "helm":
                     value = helm_reading(args.helm, chart, case / name)
                     readings[case / "expected-values.yaml"] = dump(value)
-            objects = []
-            for name in (case / "record").read_text().split():
-                if name != "values.yaml":
+                elif tool == "kubectl":
                     objects += kubectl_reading(args.kubectl, case / name, name)["documents"]
+                elif tool == "kustomize":
+                    read = kustomize_reading(args.kubectl, case / name)["documents"]
+                    for o in read:
+                        if o.get("kind") == "HelmRelease":
+                            values = o.get("spec", {}).get("values", {})
+                            readings[case / "expected-values.yaml"] = dump(values)
+                        else:
+                            objects.append(o)
+                else:
+                    sys.exit(f"{case / 'record'}: unknown tool {tool!r}")
             if objects:
                 readings[case / "expected-objects.yaml"] = dump(objects)
     for path in sorted((FIXTURES / "manifests").glob("*.yaml")):

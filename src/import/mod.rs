@@ -424,6 +424,12 @@ fn documents(docs: &[Vec<Document>]) -> Vec<(usize, &Node, What)> {
     out
 }
 
+/// The first line of a span of `text`.
+fn first_line(text: &str, span: &Span) -> Span {
+    let line = text.get(span.clone()).and_then(|t| t.find(['\r', '\n']));
+    span.start..line.map_or(span.end, |n| span.start + n)
+}
+
 /// A name from the input, cut to its first line and 64 characters for a message.
 fn short(name: &str) -> String {
     let line = name.lines().next().unwrap_or_default();
@@ -521,6 +527,8 @@ fn collect(
     referenced.extend(generated.iter().map(|g| g.file));
     let lookup = gitops::Lookup { generated, ..lookup };
     let mut layers: Vec<Leaves> = vec![];
+    // Documents of each values file so far (Helm 4 merges them; Helm 3 reads the first).
+    let mut values_documents: BTreeMap<usize, usize> = BTreeMap::new();
     let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
     let mut ignore = |file: usize, node: &Node, what: String| {
         let span = node.entry("kind").map_or(node.span.clone(), |(k, v)| k.span.start..v.span.end);
@@ -540,6 +548,18 @@ fn collect(
             What::Values => {
                 if referenced.contains(&file) {
                     continue;
+                }
+                let nth = values_documents.entry(file).or_insert(0);
+                *nth += 1;
+                if *nth == 2 {
+                    let d = Diagnostic::warning(
+                        Message::YamlReading(
+                            "Helm 4 merges the documents of a values file, and so does import; Helm 3 reads only the first".into(),
+                        ),
+                        first_line(text, &node.span),
+                    )
+                    .with_help("give each document a file of its own and pass them in order (`-f base.yaml -f prod.yaml`): every Helm merges those");
+                    findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
                 if !gitops::looks_like_longhorn(node)
                     && !node.as_map().is_some_and(|m| m.is_empty())
@@ -666,6 +686,18 @@ fn collect(
                     .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
                 if node.as_map().is_some() && !lhc && !kustomize {
                     ignore(file, node, describe(node));
+                }
+                let in_values = first_docs[file].is_some_and(|f| what(f) == What::Values);
+                if node.as_map().is_none() && in_values {
+                    let d = Diagnostic::error(
+                        Message::Syntax(format!(
+                            "Helm refuses this values file: this document is {}, and each document of a values file is a mapping",
+                            node.kind()
+                        )),
+                        first_line(text, &node.span),
+                    )
+                    .with_help("remove the document, or write it as `key: value` lines");
+                    findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
             }
         }

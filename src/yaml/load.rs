@@ -888,6 +888,10 @@ impl Loader<'_> {
         let plain = style == Style::Plain && tag.is_none();
         let go = match tag {
             None if style == Style::Plain => resolve::go_plain(v2, &text),
+            // kustomize writes a plain scalar's `!` away, and kubectl then reads it untagged.
+            Some("!") if style == Style::Plain && self.reader == Reader::Kustomize => {
+                resolve::go_plain(v2, &text)
+            }
             None | Some("!") => Go::Str,
             Some("!!binary") => match resolve::binary(&text) {
                 Some(decoded) => return Value::String(decoded),

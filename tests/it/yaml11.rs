@@ -90,6 +90,8 @@ const DELIBERATE: &[(&str, &str)] = &[
     // scalar, whose next line starts at column 0).
     ("values/unicode-line-breaks", "Helm reads U+0085 (NEXT LINE) as a line break"),
     ("values/unicode-line-break-plain", "Helm reads U+2028 (LINE SEPARATOR) as a line break"),
+    ("kubectl/unicode-line-breaks", "kubectl reads U+0085 (NEXT LINE) as a line break"),
+    ("kustomize/unicode-line-breaks", "kustomize reads U+0085 (NEXT LINE) as a line break"),
     // kubectl's YAML reading is lhc's (`name: y` is true to both); kubectl then refuses the
     // object because `metadata.name` must be a string: the object's schema, not YAML.
     ("kubectl/name-y", ""),
