@@ -498,14 +498,17 @@ fn tags_resolve_or_say_why_not() {
 }
 
 #[test]
-fn yaml_1_1_booleans_are_strings_but_flagged() {
-    let docs = parse("a: yes\nb: \"yes\"\nc: off\nd: true\n");
+fn yaml_1_1_booleans_are_strings_to_yaml_1_2_and_booleans_to_helm() {
+    let text = "a: yes\nb: \"yes\"\nc: off\nd: true\n";
+    let docs = parse(text);
     let root = &docs[0].root;
     assert_eq!(root.get("a").unwrap().as_str(), Some("yes"));
-    assert_eq!(root.get("a").unwrap().yaml11_bool(), Some(true));
-    assert_eq!(root.get("b").unwrap().yaml11_bool(), None, "quoted: a string for every reader");
-    assert_eq!(root.get("c").unwrap().yaml11_bool(), Some(false));
-    assert_eq!(root.get("d").unwrap().yaml11_bool(), None);
+    assert_eq!(root.get("c").unwrap().as_str(), Some("off"));
+    let (helm, errors) = lhc::yaml::parse_lenient(text, &Limits::default(), Reader::Helm);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(helm[0].root.to_json(), json!({"a": true, "b": "yes", "c": false, "d": true}));
+    let (kustomize, _) = lhc::yaml::parse_lenient(text, &Limits::default(), Reader::Kustomize);
+    assert_eq!(kustomize[0].root.to_json(), json!({"a": "yes", "b": "yes", "c": "off", "d": true}));
 }
 
 #[test]
