@@ -97,6 +97,13 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("kubectl/name-y", ""),
 ];
 
+/// Where lhc does not read as the tool does yet, and why (not on purpose: work left).
+const GAPS: &[(&str, &str)] = &[
+    // A BOM inside a scalar: saphyr refuses it anywhere but at a document's start, go-yaml
+    // keeps it as a character. No repair keeps the value (taking it out changes the string).
+    ("values/bom-inside-value", "a byte order mark (U+FEFF) inside the text"),
+];
+
 /// Readings that are the tool's, but that a writer likely did not mean: lhc warns.
 const WARNED: &[(&str, &str)] = &[
     ("values/octal", "Helm reads `0200` as 128: in YAML 1.1 a leading 0 makes a number octal"),
@@ -152,6 +159,12 @@ fn compare(
     floats: bool,
 ) -> Option<String> {
     let refused = want.get("error").is_some();
+    if let Some((_, says)) = GAPS.iter().find(|(c, _)| *c == case) {
+        let still = r.refused.iter().any(|e| e.message.contains(says));
+        return (!still).then(|| {
+            format!("{case}: listed as a gap, but lhc no longer says {says:?}: take it off")
+        });
+    }
     let deliberate = DELIBERATE.iter().find(|(c, _)| *c == case);
     if let Some((_, said)) = deliberate {
         if !said.is_empty() && !r.warnings.iter().any(|w| w.message.contains(said)) {
