@@ -445,6 +445,8 @@ pub enum Message {
     IgnoredDocument { what: String },
     #[error("{0}")]
     YamlLimit(String),
+    #[error("{0}")]
+    YamlReading(String),
     #[error("{what} holds nothing lhc can import")]
     NothingToImport { what: String },
 
@@ -664,6 +666,7 @@ codes! {
     NotImported => "not-imported",
     IgnoredDocument => "ignored-document",
     YamlLimit => "yaml-limit",
+    YamlReading => "yaml-reading",
     NothingToImport => "nothing-to-import",
     UnusedGitopsKey => "unused-gitops-key",
     OutputCollision => "output-collision",

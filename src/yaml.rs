@@ -4,15 +4,20 @@
 //! on. Also quoting scalars for the templates.
 //!
 //! Built on `saphyr-parser` (a YAML 1.2 event parser); everything above the events is here:
-//! tree building under [`Limits`], YAML 1.2 core-schema resolution, anchors and aliases, merge
-//! keys (`<<`), duplicate keys, and YAML embedded in a string ([`parse_nested`]); and a check
-//! from the events alone ([`surely_loads`]), so validating lhc's own output builds no tree.
+//! tree building under [`Limits`], resolution by the rules of whoever reads the text in the end
+//! ([`Reader`]: YAML 1.2's core schema for lhc's own files; go-yaml's YAML 1.1 for Helm,
+//! kubectl and kustomize, with what each refuses or reads otherwise said at its line), anchors
+//! and aliases, merge keys (`<<`), duplicate keys, and YAML embedded in a string
+//! ([`parse_nested`]); and a check from the events alone ([`surely_loads`]), so validating
+//! lhc's own output builds no tree.
 
 mod check;
 mod error;
 mod load;
 mod nested;
 mod node;
+mod repair;
+mod resolve;
 mod subset;
 
 use std::fmt::Write;
@@ -20,6 +25,7 @@ use std::fmt::Write;
 pub use error::{ErrorKind, YamlError};
 pub use nested::{parse_nested, parse_nested_lenient};
 pub use node::{Document, Node, Style, Value};
+pub use resolve::Reader;
 
 /// How much a YAML stream may cost. Every limit is checked while reading, so hostile input
 /// (an alias bomb, a deep nest, a huge file) ends in an error at the place that crossed it,
@@ -53,8 +59,9 @@ impl Default for Limits {
     }
 }
 
-/// Reads a YAML stream into its documents, every node with its span (byte offsets into `text`,
-/// a leading BOM included). Empty documents are kept (their root is [`Value::Null`]).
+/// Reads a YAML stream into its documents by YAML 1.2's rules ([`Reader::Core`]), every node
+/// with its span (byte offsets into `text`, a leading BOM included). Empty documents are kept
+/// (their root is [`Value::Null`]).
 ///
 /// Every error that does not stop the parser (duplicate keys, bad merges, scalars that do not
 /// fit their tag) is collected, in order of position, up to 100; a syntax error or a crossed
@@ -63,13 +70,24 @@ pub fn parse_spanned(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<Y
     load::load(text, limits)
 }
 
-/// [`parse_spanned`] that keeps going where it can: the documents read, and every error. Errors
-/// that do not stop the parser (duplicate keys, bad merges, scalars that do not fit their tag)
-/// leave the documents whole (a key written twice keeps both entries; [`Node::to_json`] takes the
-/// later); after a fatal error (syntax, a limit) only the documents that ended before it are
-/// returned. What `lhc import` uses: one bad key does not hide the rest of a file.
-pub fn parse_lenient(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
-    load::load_all(text, limits)
+/// [`parse_spanned`] by `reader`'s rules, and keeping going where it can: the documents read,
+/// and every error and warning ([`ErrorKind::is_warning`]). Errors that do not stop the parser
+/// (duplicate keys, bad merges, scalars that do not fit their tag, what the reader refuses)
+/// leave the documents whole (a key written twice keeps both entries by YAML 1.2's rules, where
+/// [`Node::to_json`] takes the later, and only the later by go-yaml's); after a fatal error
+/// (syntax, a limit) only the documents that ended before it are returned. What `lhc import`
+/// uses: one bad key does not hide the rest of a file.
+///
+/// By go-yaml's rules ([`Reader::Helm`], [`Reader::Kubectl`], [`Reader::Kustomize`]): scalars
+/// by YAML 1.1 (`yes` is true to v2, `0200` is 128), keys made strings, a document after `...`
+/// without `---` left out, and continuation lines of quoted scalars and flow collections read at
+/// any column, as go-yaml reads them (Longhorn's documentation writes `recurringJobSelector` so).
+pub fn parse_lenient(
+    text: &str,
+    limits: &Limits,
+    reader: Reader,
+) -> (Vec<Document>, Vec<YamlError>) {
+    load::read(text, limits, reader)
 }
 
 /// Whether [`parse_spanned`] reads `text` under `limits` without an error, told without building

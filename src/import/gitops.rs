@@ -7,7 +7,7 @@
 use super::leaves::{self, Leaf, Leaves};
 use super::{At, Finding};
 use crate::diagnostic::{Diagnostic, Message};
-use crate::yaml::{Limits, Node, Value};
+use crate::yaml::{Limits, Node, Reader, Value};
 
 /// A Longhorn chart installed by a GitOps object.
 #[derive(Debug, Default)]
@@ -56,7 +56,8 @@ fn at(file: usize, text: &str, node: &Node, pointer: &str) -> At {
     super::objects::at(file, text, node, pointer)
 }
 
-/// Values in YAML text inside a string node (a ConfigMap's key, Argo CD's `helm.values`).
+/// Values in YAML text inside a string node (a ConfigMap's key, Argo CD's `helm.values`), read
+/// as Helm reads them (helm-controller reads a `valuesFrom` ConfigMap with Helm's library).
 fn nested(
     file: usize,
     text: &str,
@@ -67,7 +68,7 @@ fn nested(
     if let Value::Map(_) = node.value {
         return Some(leaves::flatten(node, file, text));
     }
-    let (docs, errors) = crate::yaml::parse_nested_lenient(text, node, limits);
+    let (docs, errors) = crate::yaml::parse_nested_lenient(text, node, limits, Reader::Helm);
     for e in errors {
         findings.push(Finding::yaml(file, e));
     }

@@ -37,7 +37,7 @@ use crate::diagnostic::{Diagnostic, Label, Message};
 use crate::knowledge::Knowledge;
 use crate::knowledge::longhorn::{Release, dotted, version_key};
 use crate::source::{Source, Span};
-use crate::yaml::{Document, ErrorKind, Limits, Node, YamlError};
+use crate::yaml::{Document, ErrorKind, Limits, Node, Reader, YamlError};
 
 /// One input, as the command read it.
 #[derive(Debug)]
@@ -158,8 +158,15 @@ impl Finding {
 }
 
 /// A YAML error as a diagnostic: `syntax`, `duplicate` for a key written twice, `yaml-limit`
-/// for a crossed limit.
+/// for a crossed limit; a reading where Helm, kubectl or kustomize differ from YAML 1.2 (or
+/// from each other) is a `yaml-reading` warning.
 fn yaml_diagnostic(e: YamlError) -> Diagnostic {
+    if e.kind.is_warning() {
+        let mut d = Diagnostic::warning(Message::YamlReading(e.message.clone()), e.span.clone());
+        d.labels = e.labels;
+        d.help = e.help;
+        return d;
+    }
     let message = match e.kind {
         ErrorKind::DuplicateKey => {
             let name = e.message.split('`').nth(1).unwrap_or_default().to_string();
@@ -172,12 +179,60 @@ fn yaml_diagnostic(e: YamlError) -> Diagnostic {
         _ => Message::Syntax(e.message.clone()),
     };
     let mut d = Diagnostic::error(message, e.span.clone());
-    d.labels = e.labels.clone();
-    d.help = e.help.clone();
-    if e.kind == ErrorKind::DuplicateKey {
-        d.help = Some("remove one of them: YAML readers disagree on which one counts (import used the later one)".into());
-    }
+    d.labels = e.labels;
+    d.help = e.help;
     d
+}
+
+/// Reads an input by the rules of the program that reads it in the end: a values file as Helm
+/// does; Kubernetes objects as kubectl does; a file with Flux's objects as kustomize does
+/// (Flux's kustomize-controller applies it). A first guess from the text, read again when its
+/// documents say otherwise.
+fn read_input(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
+    let guess = reader_guess(text);
+    let (docs, errors) = crate::yaml::parse_lenient(text, limits, guess);
+    match reader_of(&docs) {
+        Some(reader) if reader != guess => crate::yaml::parse_lenient(text, limits, reader),
+        _ => (docs, errors),
+    }
+}
+
+/// The reader of a file's documents: kustomize for Flux's objects and kustomize's own files,
+/// kubectl for other objects, Helm for values; `None` when no document says.
+fn reader_of(docs: &[Document]) -> Option<Reader> {
+    let roots: Vec<&Node> = docs.iter().map(|d| &d.root).filter(|r| !r.is_null()).collect();
+    let api = |n: &Node| n.get("apiVersion").and_then(Node::as_str).map(str::to_string);
+    if roots.iter().filter_map(|r| api(r)).any(|a| kustomized(&a)) {
+        return Some(Reader::Kustomize);
+    }
+    let first = roots.first()?;
+    Some(if api(first).is_some() && first.get("kind").is_some() {
+        Reader::Kubectl
+    } else {
+        Reader::Helm
+    })
+}
+
+/// Whether objects of this API group are applied by kustomize: Flux's (in a repository that
+/// Flux's kustomize-controller applies) and kustomize's own.
+fn kustomized(api_version: &str) -> bool {
+    api_version.contains(".toolkit.fluxcd.io/")
+        || api_version.starts_with("kustomize.config.k8s.io/")
+}
+
+/// [`reader_of`] guessed from the text's lines (`apiVersion:` at the start of one).
+fn reader_guess(text: &str) -> Reader {
+    let mut objects = false;
+    for line in text.lines() {
+        let line = line.trim_start_matches(['-', ' ']);
+        if let Some(api) = line.strip_prefix("apiVersion:") {
+            if kustomized(api.trim().trim_matches(['"', '\''])) {
+                return Reader::Kustomize;
+            }
+            objects = true;
+        }
+    }
+    if objects { Reader::Kubectl } else { Reader::Helm }
 }
 
 /// How many times the cluster file is written, checked and compared at most.
@@ -205,7 +260,7 @@ pub fn run(files: Vec<InputFile>, options: &Options) -> Imported {
             }
             Contents::Bytes(bytes) => match crate::yaml::from_bytes(&bytes) {
                 Ok(text) => {
-                    let (parsed, errors) = crate::yaml::parse_lenient(text, &options.limits);
+                    let (parsed, errors) = read_input(text, &options.limits);
                     findings.extend(errors.into_iter().map(|e| Finding::yaml(i, e)));
                     sources.push(Source::new(&f.name, text));
                     docs.push(parsed);
@@ -370,6 +425,12 @@ fn documents(docs: &[Vec<Document>]) -> Vec<(usize, &Node, What)> {
     out
 }
 
+/// The first line of a span of `text`.
+fn first_line(text: &str, span: &Span) -> Span {
+    let line = text.get(span.clone()).and_then(|t| t.find(['\r', '\n']));
+    span.start..line.map_or(span.end, |n| span.start + n)
+}
+
 /// A name from the input, cut to its first line and 64 characters for a message.
 fn short(name: &str) -> String {
     let line = name.lines().next().unwrap_or_default();
@@ -467,6 +528,8 @@ fn collect(
     referenced.extend(generated.iter().map(|g| g.file));
     let lookup = gitops::Lookup { generated, ..lookup };
     let mut layers: Vec<Leaves> = vec![];
+    // Documents of each values file so far (Helm 4 merges them; Helm 3 reads the first).
+    let mut values_documents: BTreeMap<usize, usize> = BTreeMap::new();
     let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
     let mut ignore = |file: usize, node: &Node, what: String| {
         let span = node.entry("kind").map_or(node.span.clone(), |(k, v)| k.span.start..v.span.end);
@@ -486,6 +549,18 @@ fn collect(
             What::Values => {
                 if referenced.contains(&file) {
                     continue;
+                }
+                let nth = values_documents.entry(file).or_insert(0);
+                *nth += 1;
+                if *nth == 2 {
+                    let d = Diagnostic::warning(
+                        Message::YamlReading(
+                            "Helm 4 merges the documents of a values file, and so does import; Helm 3 reads only the first".into(),
+                        ),
+                        first_line(text, &node.span),
+                    )
+                    .with_help("give each document a file of its own and pass them in order (`-f base.yaml -f prod.yaml`): every Helm merges those");
+                    findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
                 if !gitops::looks_like_longhorn(node)
                     && !node.as_map().is_some_and(|m| m.is_empty())
@@ -612,6 +687,18 @@ fn collect(
                     .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
                 if node.as_map().is_some() && !lhc && !kustomize {
                     ignore(file, node, describe(node));
+                }
+                let in_values = first_docs[file].is_some_and(|f| what(f) == What::Values);
+                if node.as_map().is_none() && in_values {
+                    let d = Diagnostic::error(
+                        Message::Syntax(format!(
+                            "Helm refuses this values file: this document is {}, and each document of a values file is a mapping",
+                            node.kind()
+                        )),
+                        first_line(text, &node.span),
+                    )
+                    .with_help("remove the document, or write it as `key: value` lines");
+                    findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
             }
         }

@@ -47,6 +47,12 @@ pub enum ErrorKind {
     InvalidTagged,
     /// The value given to [`super::parse_nested`] is not a string.
     NotAString,
+    /// The program that reads the text ([`super::Reader`]: Helm, kubectl, kustomize) refuses it
+    /// here, where YAML 1.2 reads it (`.inf`, which JSON cannot hold; a null key; `--- {a: 1}`).
+    Refused,
+    /// A warning: the reader reads this otherwise than YAML 1.2 does, or than other readers do
+    /// (`0200` is 128 to Helm); the message says how.
+    Reading,
     /// A bug in lhc or its parser, reported instead of a panic.
     Internal,
 }
@@ -56,8 +62,17 @@ impl ErrorKind {
     pub fn is_fatal(self) -> bool {
         !matches!(
             self,
-            ErrorKind::DuplicateKey | ErrorKind::InvalidMerge | ErrorKind::InvalidTagged
+            ErrorKind::DuplicateKey
+                | ErrorKind::InvalidMerge
+                | ErrorKind::InvalidTagged
+                | ErrorKind::Refused
+                | ErrorKind::Reading
         )
+    }
+
+    /// Whether it is a warning, not an error: the text reads, and lhc read it as its reader does.
+    pub fn is_warning(self) -> bool {
+        self == ErrorKind::Reading
     }
 }
 

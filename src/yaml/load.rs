@@ -1,6 +1,9 @@
-//! Parser events into spanned documents, under the limits: spans turned into byte offsets,
-//! scalars resolved by the YAML 1.2 core schema, anchors copied and aliases expanded on a budget,
-//! `<<` merges applied and duplicate keys reported.
+//! Parser events into spanned documents, under the limits and by a [`Reader`]'s rules: spans
+//! turned into byte offsets, scalars resolved ([`super::resolve`]), anchors copied and aliases
+//! expanded on a budget, `<<` merges applied and duplicate keys reported. For go-yaml's readers
+//! (Helm, kubectl, kustomize) also keys made strings, documents they ignore left out, what they
+//! refuse reported as errors and what they read otherwise than YAML 1.2 as warnings; and the
+//! shapes go-yaml reads that saphyr refuses read after [`super::repair`].
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -8,49 +11,156 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 
 use super::error::{self, ErrorKind, YamlError};
+use super::repair::{self, Edits};
+pub(super) use super::resolve::core_non_string;
+use super::resolve::{self, Go, Reader, bool_of, float_of, int_of, is_null};
 use super::{Document, Limits, Node, Style, Value};
 use crate::source::Span;
 
 /// Errors kept at most; later ones are dropped (the reading goes on until a fatal one).
 const MAX_ERRORS: usize = 100;
 
+/// Reads of a repaired text at most, whatever its size; and at most 64 MiB read in all.
+const MAX_REPAIRS: usize = 64;
+
 pub(super) fn load(text: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
     let (docs, errors) = load_all(text, limits);
     if errors.is_empty() { Ok(docs) } else { Err(errors) }
 }
 
-/// Every document read to its end, and every error (sorted by position). After a fatal error
-/// the documents are those that ended before it.
+/// [`read`] by YAML 1.2's rules.
 pub(super) fn load_all(text: &str, limits: &Limits) -> (Vec<Document>, Vec<YamlError>) {
-    if text.len() > limits.max_bytes {
-        let mut at = limits.max_bytes;
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        let message = format!(
-            "this text is {} bytes; lhc reads at most {} bytes of YAML",
-            text.len(),
-            limits.max_bytes
-        );
-        let e = YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
-            .help("split it into smaller files");
+    read(text, limits, Reader::Core)
+}
+
+/// Every document read to its end, and every error and warning (sorted by position). After a
+/// fatal error the documents are those that ended before it.
+///
+/// For go-yaml's readers, a stop at a shape go-yaml reads (see [`super::repair`]) is read again
+/// from a repaired text, every span mapped back to `text`; the repairs are kept only when each
+/// quoted scalar or flow collection they are for reads as one node, else the first reading
+/// stands.
+pub(super) fn read(text: &str, limits: &Limits, reader: Reader) -> (Vec<Document>, Vec<YamlError>) {
+    if let Some(e) = too_large(text, limits) {
         return (vec![], vec![e]);
     }
-    let mut loader = Loader::new(text, limits);
-    let outcome = catch_unwind(AssertUnwindSafe(|| loader.run()));
-    let fatal = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e),
-        Err(_) => Some(YamlError::new(
-            ErrorKind::Internal,
-            0..0,
-            "internal error (please report it): the YAML parser failed on this text",
-        )),
-    };
-    let mut errors = loader.errors;
-    errors.extend(fatal);
-    errors.sort_by_key(|e| (e.span.start, e.span.end));
-    (loader.docs, errors)
+    let first = Pass::run(text, limits, reader, &HashMap::new());
+    if !reader.is_go() || first.stop.is_none() {
+        return first.finish(None);
+    }
+    let rounds = ((64 << 20) / text.len().max(1)).clamp(1, MAX_REPAIRS);
+    let mut edits = Edits::default();
+    let mut regions: Vec<Span> = vec![];
+    let mut last: Option<(String, Pass)> = None;
+    for _ in 0..rounds {
+        let (now, pass) = match &last {
+            Some((t, p)) => (t.as_str(), p),
+            None => (text, &first),
+        };
+        let Some(stop) = &pass.stop else { break };
+        let stop = repair::Stop { at: stop.at, info: &stop.info, open_flow: stop.open_flow };
+        let Some(found) = repair::find(now, &stop, &mut edits) else { break };
+        if regions.last().is_some_and(|r| found.region.start <= r.start) {
+            return first.finish(None);
+        }
+        regions.push(found.region);
+        let repaired = edits.apply(text);
+        let watch = regions
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| (edits.edited(r.start), edits.edited(r.end)))
+            .collect();
+        let pass = Pass::run(&repaired, limits, reader, &watch);
+        last = Some((repaired, pass));
+    }
+    let Some((_, pass)) = last else { return first.finish(None) };
+    let refuted = regions.iter().filter(|r| !r.is_empty()).any(|r| {
+        let (start, end) = (edits.edited(r.start), edits.edited(r.end));
+        !pass.confirmed.contains(&start) && (pass.stop.is_none() || pass.reached >= end)
+    });
+    if refuted { first.finish(None) } else { pass.finish(Some(&edits)) }
+}
+
+fn too_large(text: &str, limits: &Limits) -> Option<YamlError> {
+    if text.len() <= limits.max_bytes {
+        return None;
+    }
+    let mut at = limits.max_bytes;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let message = format!(
+        "this text is {} bytes; lhc reads at most {} bytes of YAML",
+        text.len(),
+        limits.max_bytes
+    );
+    Some(
+        YamlError::new(ErrorKind::TooLarge, at..text.len(), message)
+            .help("split it into smaller files"),
+    )
+}
+
+/// One reading of a text.
+struct Pass {
+    docs: Vec<Document>,
+    errors: Vec<YamlError>,
+    /// Where saphyr stopped, when it did.
+    stop: Option<Stopped>,
+    /// How far the reading got (the end of the last event).
+    reached: usize,
+    /// The starts of the watched nodes that were read with the span expected.
+    confirmed: HashSet<usize>,
+}
+
+struct Stopped {
+    at: usize,
+    info: String,
+    open_flow: Option<usize>,
+}
+
+impl Pass {
+    /// Reads `text`, noting which of the `watch`ed spans (start to end) are one node's.
+    fn run(text: &str, limits: &Limits, reader: Reader, watch: &HashMap<usize, usize>) -> Pass {
+        let mut loader = Loader::new(text, limits, reader, watch);
+        let outcome = catch_unwind(AssertUnwindSafe(|| loader.run()));
+        let fatal = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(YamlError::new(
+                ErrorKind::Internal,
+                0..0,
+                "internal error (please report it): the YAML parser failed on this text",
+            )),
+        };
+        let mut errors = loader.errors;
+        errors.extend(fatal);
+        Pass {
+            docs: loader.docs,
+            errors,
+            stop: loader.stop,
+            reached: loader.prev_end,
+            confirmed: loader.confirmed,
+        }
+    }
+
+    /// The documents and errors, every span mapped back through `edits`, errors by position.
+    fn finish(self, edits: Option<&Edits>) -> (Vec<Document>, Vec<YamlError>) {
+        let (mut docs, mut errors) = (self.docs, self.errors);
+        if let Some(edits) = edits.filter(|e| !e.is_empty()) {
+            for doc in &mut docs {
+                doc.span = edits.span(&doc.span);
+                doc.root.spans_mut(&mut |s| *s = edits.span(s));
+            }
+            for e in &mut errors {
+                e.span = edits.span(&e.span);
+                for label in &mut e.labels {
+                    label.span = edits.span(&label.span);
+                }
+            }
+        }
+        errors.sort_by_key(|e| (e.span.start, e.span.end));
+        (docs, errors)
+    }
 }
 
 /// Byte offsets of the parser's character indices.
@@ -120,6 +230,7 @@ enum FrameKind {
 struct Loader<'t> {
     text: &'t str,
     limits: &'t Limits,
+    reader: Reader,
     offsets: Offsets<'t>,
     /// Nodes made so far, aliases expanded.
     nodes: usize,
@@ -133,13 +244,28 @@ struct Loader<'t> {
     prev_end: usize,
     docs: Vec<Document>,
     errors: Vec<YamlError>,
+    /// Documents started so far.
+    started: usize,
+    /// The current document is one the reader ignores (no `---` after a `...`).
+    ignored: bool,
+    /// Spans (start to end) that a repair expects to be one node's each, and those that were.
+    watch: &'t HashMap<usize, usize>,
+    confirmed: HashSet<usize>,
+    /// Where saphyr stopped, in its own words.
+    stop: Option<Stopped>,
 }
 
 impl<'t> Loader<'t> {
-    fn new(text: &'t str, limits: &'t Limits) -> Self {
+    fn new(
+        text: &'t str,
+        limits: &'t Limits,
+        reader: Reader,
+        watch: &'t HashMap<usize, usize>,
+    ) -> Self {
         Loader {
             text,
             limits,
+            reader,
             offsets: Offsets::new(text),
             nodes: 0,
             copied: 0,
@@ -150,7 +276,17 @@ impl<'t> Loader<'t> {
             prev_end: 0,
             docs: vec![],
             errors: vec![],
+            started: 0,
+            ignored: false,
+            watch,
+            confirmed: HashSet::new(),
+            stop: None,
         }
+    }
+
+    /// A warning or error about how the reader reads a place (a [`Reader`] of go-yaml's).
+    fn reading(&mut self, kind: ErrorKind, span: Span, message: String, help: String) {
+        self.error(YamlError::new(kind, span, message).help(help));
     }
 
     fn error(&mut self, e: YamlError) {
@@ -160,9 +296,17 @@ impl<'t> Loader<'t> {
     }
 
     fn run(&mut self) -> Result<(), YamlError> {
+        if self.reader.is_go() {
+            self.line_breaks_of_yaml_1_1();
+        }
         let mut parser = Parser::new_from_str(self.text);
         while let Some(event) = parser.next_event() {
-            let (event, span) = event.map_err(|e| self.scan_error(&e))?;
+            let (event, span) = event.map_err(|e| {
+                let at = self.offsets.byte(e.marker().index());
+                let open_flow = self.stack.iter().find(|f| f.style == Style::Flow).map(|f| f.start);
+                self.stop = Some(Stopped { at, info: e.info().to_string(), open_flow });
+                self.scan_error(&e)
+            })?;
             let start = self.offsets.byte(span.start.index());
             let end = self.offsets.byte(span.end.index()).max(start);
             self.event(event, start, end)?;
@@ -174,7 +318,13 @@ impl<'t> Loader<'t> {
     fn event(&mut self, event: Event<'_>, start: usize, end: usize) -> Result<(), YamlError> {
         match event {
             Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
-            Event::DocumentStart(_) => self.doc_start = start,
+            Event::DocumentStart(explicit) => {
+                self.doc_start = start;
+                if self.reader.is_go() {
+                    self.split_as_go_yaml_readers_do(explicit, start);
+                }
+                self.started += 1;
+            }
             Event::DocumentEnd => {
                 let root = self.root.take().unwrap_or(Node {
                     value: Value::Null,
@@ -183,7 +333,9 @@ impl<'t> Loader<'t> {
                     tag: None,
                 });
                 let span = self.doc_start..root.span.end.max(self.doc_start);
-                self.docs.push(Document { root, span });
+                if !std::mem::take(&mut self.ignored) {
+                    self.docs.push(Document { root, span });
+                }
                 self.anchors.clear();
             }
             Event::Alias(id) => self.alias(id, start..end)?,
@@ -198,7 +350,12 @@ impl<'t> Loader<'t> {
                 };
                 let span = self.scalar_span(start, end, style, value.is_empty());
                 self.count(1, &span)?;
-                let value = self.resolve(value.into_owned(), style, tag.as_deref(), &span);
+                let key =
+                    matches!(self.stack.last(), Some(Frame { kind: FrameKind::Map(_, None), .. }));
+                if style == Style::DoubleQuoted && self.reader.is_go() {
+                    self.escapes_of_yaml_1_2(&span);
+                }
+                let value = self.resolve(value.into_owned(), style, tag.as_deref(), &span, key);
                 self.complete(Node { value, span, style, tag }, anchor)?;
             }
             Event::SequenceStart(anchor, tag) => self.open(true, anchor, tag, start, end)?,
@@ -353,6 +510,9 @@ impl<'t> Loader<'t> {
 
     /// A finished node: kept for its anchor, then added to its parent (or made the root).
     fn complete(&mut self, node: Node, anchor: usize) -> Result<(), YamlError> {
+        if self.watch.get(&node.span.start) == Some(&node.span.end) {
+            self.confirmed.insert(node.span.start);
+        }
         if anchor != 0 {
             let (size, height) = node.size();
             self.copy(size, &node.span, None)?;
@@ -362,7 +522,18 @@ impl<'t> Loader<'t> {
         Ok(())
     }
 
-    fn push(&mut self, node: Node) {
+    fn push(&mut self, mut node: Node) {
+        let key = matches!(self.stack.last(), Some(Frame { kind: FrameKind::Map(_, None), .. }));
+        if key && self.reader.is_go() {
+            self.key_of_go_yaml(&mut node);
+        }
+        let item = matches!(
+            self.stack.last(),
+            Some(Frame { kind: FrameKind::Seq(_), style: Style::Block, .. })
+        );
+        if item && self.reader.is_go() {
+            self.tab_after_dash(node.span.start);
+        }
         match self.stack.last_mut().map(|f| &mut f.kind) {
             None => self.root = Some(node),
             Some(FrameKind::Seq(items)) => items.push(node),
@@ -405,8 +576,13 @@ impl<'t> Loader<'t> {
         Ok(())
     }
 
-    /// Applies `<<` merges and reports keys written twice.
+    /// Applies `<<` merges and reports keys written twice: keys written in the mapping win over
+    /// merged ones, and earlier merged mappings over later ones (YAML's merge key, and go-yaml
+    /// v3's); go-yaml v2 merges in the order written ([`Loader::merge_in_order`]).
     fn finish_map(&mut self, entries: Vec<(Node, Node)>) -> Vec<(Node, Node)> {
+        if self.reader.is_v2() {
+            return self.merge_in_order(entries);
+        }
         let mut explicit: HashMap<KeyId, Span> = HashMap::with_capacity(entries.len());
         let mut merge: Option<Span> = None;
         for (key, _) in &entries {
@@ -418,7 +594,10 @@ impl<'t> Loader<'t> {
                         "this mapping has two `<<` merge keys",
                     )
                     .label(first.clone(), "the first `<<`")
-                    .help("merge several mappings with one key: `<<: [*first, *second]`");
+                    .help(match self.reader {
+                        Reader::Kustomize => "kustomize refuses it (\"duplicate merge key\"): merge several mappings with one key, `<<: [*first, *second]`",
+                        _ => "merge several mappings with one key: `<<: [*first, *second]`",
+                    });
                     self.error(e);
                 } else {
                     merge = Some(key.span.clone());
@@ -428,7 +607,7 @@ impl<'t> Loader<'t> {
             match explicit.entry(KeyId::of(key)) {
                 std::collections::hash_map::Entry::Occupied(first) => {
                     if self.errors.len() < MAX_ERRORS {
-                        let e = duplicate(key, first.get().clone());
+                        let e = duplicate(key, first.get().clone(), self.reader);
                         self.error(e);
                     }
                 }
@@ -481,10 +660,21 @@ impl<'t> Loader<'t> {
         out
     }
 
-    /// Resolves a scalar by its tag, or by the YAML 1.2 core schema when plain and untagged.
-    fn resolve(&mut self, text: String, style: Style, tag: Option<&str>, span: &Span) -> Value {
+    /// Resolves a scalar by its tag, or by the reader's schema when plain and untagged (a key
+    /// of a go-yaml reader's becomes a string, as sigs.k8s.io/yaml makes it).
+    fn resolve(
+        &mut self,
+        text: String,
+        style: Style,
+        tag: Option<&str>,
+        span: &Span,
+        key: bool,
+    ) -> Value {
+        if self.reader.is_go() {
+            return self.resolve_go(text, style, tag, span, key);
+        }
         let (resolved, expected) = match tag {
-            None if style == Style::Plain => return core(text),
+            None if style == Style::Plain => return resolve::core(text),
             None | Some("!" | "!!str") => return Value::String(text),
             Some("!!null") => (is_null(&text).then_some(Value::Null), "null"),
             Some("!!bool") => (bool_of(&text).map(Value::Bool), "a boolean"),
@@ -508,6 +698,13 @@ impl<'t> Loader<'t> {
             self.error(e);
             Value::String(text)
         })
+    }
+
+    fn tag_error(&mut self, tag: &str, expected: &str, text: &str, span: &Span) {
+        let message = format!("`{tag}` says this is {expected}, but `{}` is not", shorten(text));
+        let e = YamlError::new(ErrorKind::InvalidTagged, span.clone(), message)
+            .help(format!("fix the value, or remove the `{tag}` tag"));
+        self.error(e);
     }
 
     /// The span of the character at a byte offset (empty at the end of the text).
@@ -557,6 +754,421 @@ impl<'t> Loader<'t> {
     }
 }
 
+/// What go-yaml's readers (Helm, kubectl, kustomize) do that YAML 1.2 does not.
+impl Loader<'_> {
+    /// YAML 1.1's line breaks, NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR, which YAML 1.2 (and
+    /// lhc) reads as characters: a warning at each.
+    fn line_breaks_of_yaml_1_1(&mut self) {
+        let text = self.text;
+        for (at, c) in text.match_indices(['\u{85}', '\u{2028}', '\u{2029}']).take(MAX_ERRORS) {
+            let name = match c {
+                "\u{85}" => "U+0085 (NEXT LINE)",
+                "\u{2028}" => "U+2028 (LINE SEPARATOR)",
+                _ => "U+2029 (PARAGRAPH SEPARATOR)",
+            };
+            let message = format!(
+                "{} reads {name} as a line break, as YAML 1.1 does; lhc reads it as a character, as YAML 1.2 does",
+                self.reader.name()
+            );
+            let help = format!(
+                "{} may read the value around it otherwise, or refuse the file: write it as an escape in a double-quoted string (`\"\\u{:04x}\"`)",
+                self.reader.name(),
+                c.chars().next().map_or(0, u32::from)
+            );
+            self.reading(ErrorKind::Reading, at..at + c.len(), message, help);
+        }
+    }
+
+    /// Helm and kubectl split a stream at its `---` lines before go-yaml reads each part, and
+    /// read only the first document of a part (kustomize does the same): a `---` line with more
+    /// than a comment, or a directive, is refused; a document after `...` without `---` is
+    /// ignored.
+    fn split_as_go_yaml_readers_do(&mut self, explicit: bool, start: usize) {
+        let name = self.reader.name();
+        if !explicit {
+            if self.started > 0 {
+                self.ignored = true;
+                let line =
+                    self.text[start..].find(['\r', '\n']).map_or(self.text.len(), |n| start + n);
+                let message = format!(
+                    "{name} ignores this document: after `...` it reads nothing until the next `---` line"
+                );
+                let help =
+                    "start the document with a `---` line, or remove it; lhc leaves it out too"
+                        .into();
+                self.reading(ErrorKind::Reading, start..line, message, help);
+            }
+            return;
+        }
+        let before = &self.text[self.prev_end.min(start)..start];
+        let mut line_start = self.prev_end.min(start);
+        for line in before.split_inclusive('\n') {
+            if line.starts_with('%') {
+                let span = line_start..line_start + line.trim_end().len();
+                let message = format!(
+                    "{name} refuses this file: it splits the file at its `---` lines, which leaves this directive without its document"
+                );
+                let help = format!("remove the directive: {name} reads YAML 1.1 whatever it says");
+                self.reading(ErrorKind::Refused, span, message, help);
+            }
+            line_start += line.len();
+        }
+        let line_end = self.text[start..].find('\n').map_or(self.text.len(), |n| start + n);
+        let rest = self.text.get(start + 3..line_end).unwrap_or_default();
+        let content = rest.trim_start_matches([' ', '\t']);
+        let content_at = line_end - content.len();
+        let content = content.trim_end_matches([' ', '\t', '\r']);
+        if !content.is_empty() && !content.starts_with('#') {
+            let message = format!(
+                "{name} refuses this file: it splits the file at its `---` lines, and a `---` line may hold nothing but a comment"
+            );
+            let help = format!("put `{}` on the next line", shorten(content));
+            self.reading(ErrorKind::Refused, content_at..content_at + content.len(), message, help);
+        }
+    }
+
+    /// A tab between a block list's `-` and its item, which go-yaml refuses ("found character
+    /// that cannot start any token").
+    fn tab_after_dash(&mut self, start: usize) {
+        let before = &self.text[..start.min(self.text.len())];
+        let indicator = before.trim_end_matches([' ', '\t']);
+        if indicator.ends_with('-') {
+            if let Some(tab) = before[indicator.len()..].find('\t') {
+                let at = indicator.len() + tab;
+                let message = format!(
+                    "{} refuses this file: go-yaml takes no tab after a list's `-`",
+                    self.reader.name()
+                );
+                self.reading(
+                    ErrorKind::Refused,
+                    at..at + 1,
+                    message,
+                    "write a space instead of the tab".into(),
+                );
+            }
+        }
+    }
+
+    /// `\/`, an escape of YAML 1.2 that go-yaml does not know.
+    fn escapes_of_yaml_1_2(&mut self, span: &Span) {
+        let written = self.text.get(span.clone()).unwrap_or_default();
+        let mut chars = written.char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c != '\\' {
+                continue;
+            }
+            if let Some((_, '/')) = chars.next() {
+                let at = span.start + i;
+                let message = format!(
+                    "{} refuses this file: `\\/` is an escape of YAML 1.2, which go-yaml does not know",
+                    self.reader.name()
+                );
+                self.reading(
+                    ErrorKind::Refused,
+                    at..at + 2,
+                    message,
+                    "write `/`: it needs no escape".into(),
+                );
+                return;
+            }
+        }
+    }
+
+    /// A scalar as go-yaml reads it, then sigs.k8s.io/yaml: keys become strings, numbers go
+    /// through JSON ([`resolve::number`]); what JSON cannot hold is refused.
+    fn resolve_go(
+        &mut self,
+        text: String,
+        style: Style,
+        tag: Option<&str>,
+        span: &Span,
+        key: bool,
+    ) -> Value {
+        let v2 = self.reader.is_v2();
+        let plain = style == Style::Plain && tag.is_none();
+        let go = match tag {
+            None if style == Style::Plain => resolve::go_plain(v2, &text),
+            // kustomize writes a plain scalar's `!` away, and kubectl then reads it untagged.
+            Some("!") if style == Style::Plain && self.reader == Reader::Kustomize => {
+                resolve::go_plain(v2, &text)
+            }
+            None | Some("!") => Go::Str,
+            Some("!!binary") => match resolve::binary(&text) {
+                Some(decoded) => return Value::String(decoded),
+                None => {
+                    self.tag_error("!!binary", "base64 data", &text, span);
+                    return Value::String(text);
+                }
+            },
+            Some(t @ ("!!str" | "!!null" | "!!bool" | "!!int" | "!!float" | "!!timestamp")) => {
+                match resolve::go_tagged(v2, t, &text) {
+                    Some(go) => go,
+                    None => {
+                        let expected = match t {
+                            "!!null" => "null",
+                            "!!bool" => "a boolean",
+                            "!!int" => "an integer",
+                            "!!float" => "a number",
+                            _ => "a timestamp",
+                        };
+                        self.tag_error(t, expected, &text, span);
+                        return Value::String(text);
+                    }
+                }
+            }
+            Some(_) => Go::Str,
+        };
+        if plain {
+            self.remark_plain(&text, &go, span, key);
+        }
+        let name = self.reader.name();
+        if key {
+            return match go {
+                Go::Str => Value::String(text),
+                Go::Null => {
+                    let message =
+                        format!("{name} refuses this file: a key that is null has no JSON form");
+                    let help = format!("quote the key (`\"{}\"`) for the text", shorten(&text));
+                    self.reading(ErrorKind::Refused, span.clone(), message, help);
+                    Value::Null
+                }
+                _ if self.reader == Reader::Kustomize => {
+                    let message = format!(
+                        "kustomize refuses this file: the key `{}` is not a string to go-yaml v3",
+                        shorten(&text)
+                    );
+                    let help = format!("quote the key (`\"{}\"`)", shorten(&text));
+                    self.reading(ErrorKind::Refused, span.clone(), message, help);
+                    Value::String(text)
+                }
+                Go::Bool(b) => Value::String(b.to_string()),
+                Go::Int(i) => Value::String(i.to_string()),
+                Go::Uint(u) => Value::String(u.to_string()),
+                Go::Float(f) => Value::String(resolve::go_float_key(f)),
+                Go::Timestamp(t) => Value::String(t),
+            };
+        }
+        match go {
+            Go::Null => Value::Null,
+            Go::Bool(b) => Value::Bool(b),
+            Go::Str => Value::String(text),
+            Go::Timestamp(t) => Value::String(t),
+            Go::Float(f) if !f.is_finite() => {
+                let message = format!(
+                    "{name} refuses this file: `{}` has no JSON form, and {name} reads YAML through JSON",
+                    shorten(&text)
+                );
+                let help =
+                    format!("write a number, or quote it (`\"{}\"`) for the text", shorten(&text));
+                self.reading(ErrorKind::Refused, span.clone(), message, help);
+                Value::Float(f)
+            }
+            number => {
+                let value = resolve::number(self.reader, &number);
+                let exact = match number {
+                    Go::Int(i) => Some(i128::from(i)),
+                    Go::Uint(u) => Some(i128::from(u)),
+                    _ => None,
+                };
+                let read = match value {
+                    Value::Int(i) => Some(i128::from(i)),
+                    Value::Float(f) => Some(f as i128),
+                    _ => None,
+                };
+                if exact.is_some() && read != exact {
+                    let as_read = match value {
+                        Value::Int(i) => i.to_string(),
+                        Value::Float(f) => format!("{f:e}"),
+                        _ => String::new(),
+                    };
+                    let message = format!(
+                        "{name} reads `{}` as {as_read}: it keeps {} as a 64-bit float",
+                        shorten(&text),
+                        if self.reader == Reader::Helm {
+                            "every number"
+                        } else {
+                            "a number this large"
+                        }
+                    );
+                    let help = format!(
+                        "quote it (`\"{}\"`) to keep every digit; lhc reads it as {name} does",
+                        shorten(&text)
+                    );
+                    self.reading(ErrorKind::Reading, span.clone(), message, help);
+                }
+                value
+            }
+        }
+    }
+
+    /// Warnings where a plain scalar means to the reader what its writer likely did not: an
+    /// octal number, a key that is a boolean, and kustomize's readings that kubectl's differ from.
+    fn remark_plain(&mut self, text: &str, go: &Go, span: &Span, key: bool) {
+        let name = self.reader.name();
+        let digits = text.trim_start_matches(['+', '-']).replace('_', "");
+        let octal = digits.len() > 1
+            && digits.starts_with('0')
+            && digits.as_bytes()[1].is_ascii_digit()
+            && matches!(go, Go::Int(_) | Go::Uint(_));
+        if octal {
+            let (read, magnitude) = match *go {
+                Go::Int(i) => (i.to_string(), u128::from(i.unsigned_abs())),
+                Go::Uint(u) => (u.to_string(), u128::from(u)),
+                _ => (String::new(), 0),
+            };
+            if digits.parse::<u128>().ok() != Some(magnitude) {
+                let message = format!(
+                    "{name} reads `{}` as {read}: in YAML 1.1 a leading 0 makes a number octal (YAML 1.2 reads it as decimal)",
+                    shorten(text)
+                );
+                let help = format!(
+                    "write {read} if that is meant, or quote it (`\"{}\"`) for the text; lhc reads it as {name} does",
+                    shorten(text)
+                );
+                self.reading(ErrorKind::Reading, span.clone(), message, help);
+            }
+        }
+        match (self.reader, go) {
+            (Reader::Helm | Reader::Kubectl, Go::Bool(b)) if key && bool_of(text).is_none() => {
+                let message = format!(
+                    "{name} reads the key `{}` as `{b}`: it is a boolean in YAML 1.1",
+                    shorten(text)
+                );
+                let help = format!(
+                    "quote it (`\"{}\"`) to keep the text; lhc reads it as {name} does",
+                    shorten(text)
+                );
+                self.reading(ErrorKind::Reading, span.clone(), message, help);
+            }
+            (Reader::Kustomize, Go::Str) => {
+                if let Go::Bool(b) = resolve::go_plain(true, text) {
+                    let message = format!(
+                        "kustomize reads `{}` as the string \"{}\" (go-yaml v3), kubectl as `{b}` (YAML 1.1)",
+                        shorten(text),
+                        shorten(text)
+                    );
+                    let help = format!(
+                        "write `{b}` or quote it, and every reader agrees; lhc reads it as kustomize does"
+                    );
+                    self.reading(ErrorKind::Reading, span.clone(), message, help);
+                }
+            }
+            (Reader::Kustomize, Go::Timestamp(t)) => {
+                let message = format!(
+                    "kustomize reads `{}` as a timestamp and writes it \"{t}\" (go-yaml v3); kubectl keeps the text",
+                    shorten(text)
+                );
+                let help = "quote it to keep the text; lhc reads it as kustomize does".to_string();
+                self.reading(ErrorKind::Reading, span.clone(), message, help);
+            }
+            _ => {}
+        }
+    }
+
+    /// A key that is no string to go-yaml's readers (an alias of a number, a list, a mapping)
+    /// made the string sigs.k8s.io/yaml makes, or refused.
+    fn key_of_go_yaml(&mut self, node: &mut Node) {
+        let text = match &node.value {
+            Value::String(_) | Value::Null => return,
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => resolve::go_float_key(*f),
+            Value::Seq(_) | Value::Map(_) => {
+                let message = format!(
+                    "{} refuses this file: a key that is a list or a mapping has no JSON form",
+                    self.reader.name()
+                );
+                let help = "use a string as the key".to_string();
+                self.reading(ErrorKind::Refused, node.span.clone(), message, help);
+                return;
+            }
+        };
+        if self.reader == Reader::Kustomize {
+            let message = format!(
+                "kustomize refuses this file: the key `{}` is not a string to go-yaml v3",
+                shorten(&text)
+            );
+            self.reading(
+                ErrorKind::Refused,
+                node.span.clone(),
+                message,
+                "use a string as the key".into(),
+            );
+        }
+        node.value = Value::String(text);
+    }
+
+    /// go-yaml v2's merge: entries in the order written, each setting its key, a `<<` setting
+    /// every key of its mappings (of a list's, the first mapping's last, so that it wins). A
+    /// merge overrides a key written before it: a warning there, as YAML's merge key and
+    /// go-yaml v3 keep that key. A key written twice is reported; the later one is kept.
+    fn merge_in_order(&mut self, entries: Vec<(Node, Node)>) -> Vec<(Node, Node)> {
+        let mut out: Vec<Option<(Node, Node)>> = Vec::with_capacity(entries.len());
+        // Where each key is in `out`, and where it was written when it was written here.
+        let mut slots: HashMap<KeyId, (usize, Option<Span>)> =
+            HashMap::with_capacity(entries.len());
+        for (key, value) in entries {
+            if !is_merge_key(&key) {
+                let id = KeyId::of(&key);
+                if let Some((slot, written)) = slots.remove(&id) {
+                    if let Some(first) = written {
+                        let e = duplicate(&key, first, self.reader);
+                        self.error(e);
+                    }
+                    out[slot] = None;
+                }
+                slots.insert(id, (out.len(), Some(key.span.clone())));
+                out.push(Some((key, value)));
+                continue;
+            }
+            let sources = match value.value {
+                Value::Map(_) => vec![value],
+                Value::Seq(items) => items.into_iter().rev().collect(),
+                _ => {
+                    let message =
+                        format!("`<<` merges a mapping into this one, not {}", value.kind());
+                    let e = YamlError::new(ErrorKind::InvalidMerge, value.span.clone(), message)
+                        .help(
+                            "give `<<` an alias of a mapping (`<<: *defaults`) or a list of them",
+                        );
+                    self.error(e);
+                    continue;
+                }
+            };
+            for source in sources {
+                let kind = source.kind();
+                let Value::Map(source_entries) = source.value else {
+                    let message = format!("`<<` merges mappings; this item is {kind}");
+                    let e = YamlError::new(ErrorKind::InvalidMerge, source.span, message)
+                        .help("list only mappings (or aliases of mappings) after `<<`");
+                    self.error(e);
+                    continue;
+                };
+                for (k, v) in source_entries {
+                    let id = KeyId::of(&k);
+                    if let Some((slot, written)) = slots.remove(&id) {
+                        if let Some(first) = written {
+                            let name = self.reader.name();
+                            let message = format!(
+                                "{name} reads `{}` from the `<<` merge below, not from here: go-yaml v2 lets a merge override the keys written before it",
+                                shorten(&k.key_text())
+                            );
+                            let e = YamlError::new(ErrorKind::Reading, first, message)
+                                .label(key.span.clone(), "the merge that overrides it")
+                                .help(format!("write the key after the `<<`, where every reader keeps it; lhc reads it as {name} does"));
+                            self.error(e);
+                        }
+                        out[slot] = None;
+                    }
+                    slots.insert(id, (out.len(), None));
+                    out.push(Some((k, v)));
+                }
+            }
+        }
+        out.into_iter().flatten().collect()
+    }
+}
+
 fn too_deep(span: Span, max: usize) -> YamlError {
     let message = format!("lists and mappings nest more than {max} levels deep here");
     YamlError::new(ErrorKind::TooDeep, span, message)
@@ -571,12 +1183,22 @@ fn internal(at: usize, what: &str) -> YamlError {
     )
 }
 
-fn duplicate(key: &Node, first: Span) -> YamlError {
+fn duplicate(key: &Node, first: Span, reader: Reader) -> YamlError {
     let message =
         format!("the key `{}` is written twice in this mapping", shorten(&key.key_text()));
+    let help = match reader {
+        Reader::Core => "remove one of them: YAML readers disagree on which one counts".into(),
+        Reader::Kustomize => {
+            "kustomize refuses a mapping with a key written twice (\"already defined\"); remove one of them".into()
+        }
+        _ => format!(
+            "{} reads the later one, and so does lhc: remove the other",
+            reader.name()
+        ),
+    };
     YamlError::new(ErrorKind::DuplicateKey, key.span.clone(), message)
         .label(first, "first written here")
-        .help("remove one of them: YAML readers disagree on which one counts")
+        .help(help)
 }
 
 fn shorten(s: &str) -> String {
@@ -629,180 +1251,9 @@ fn tag_text(tag: &Tag) -> String {
     }
 }
 
-fn is_null(s: &str) -> bool {
-    matches!(s, "" | "~" | "null" | "Null" | "NULL")
-}
-
-fn bool_of(s: &str) -> Option<bool> {
-    match s {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
-        _ => None,
-    }
-}
-
-/// The core schema's integers: decimal with an optional sign, `0o` octal, `0x` hexadecimal.
-/// One too large for i64 is a float.
-fn int_of(s: &str) -> Option<Value> {
-    let radix = |digits: &str, radix: u32| -> Option<Value> {
-        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return None;
-        }
-        Some(match i64::from_str_radix(digits, radix) {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::Float(
-                digits
-                    .chars()
-                    .filter_map(|c| c.to_digit(radix))
-                    .fold(0.0, |acc, d| acc * f64::from(radix) + f64::from(d)),
-            ),
-        })
-    };
-    if let Some(hex) = s.strip_prefix("0x") {
-        return radix(hex, 16);
-    }
-    if let Some(octal) = s.strip_prefix("0o") {
-        return radix(octal, 8);
-    }
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(match s.parse::<i64>() {
-        Ok(i) => Value::Int(i),
-        Err(_) => Value::Float(s.parse().unwrap_or(f64::NAN)),
-    })
-}
-
-/// The core schema's floats: `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`, `.inf`,
-/// `.nan` (and their capitalised forms).
-fn float_of(s: &str) -> Option<Value> {
-    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
-        return Some(Value::Float(if s.starts_with('-') {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        }));
-    }
-    if matches!(s, ".nan" | ".NaN" | ".NAN") {
-        return Some(Value::Float(f64::NAN));
-    }
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
-        None => (unsigned, None),
-    };
-    let (whole, fraction) = match mantissa.split_once('.') {
-        Some((w, f)) => (w, Some(f)),
-        None => (mantissa, None),
-    };
-    let digits = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = match fraction {
-        None => !whole.is_empty() && digits(whole),
-        Some(f) => digits(whole) && digits(f) && !(whole.is_empty() && f.is_empty()),
-    };
-    let exponent_ok = exponent.is_none_or(|e| {
-        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
-        !e.is_empty() && digits(e)
-    });
-    if !(mantissa_ok && exponent_ok) {
-        return None;
-    }
-    s.parse().ok().map(Value::Float)
-}
-
-fn core(text: String) -> Value {
-    core_non_string(&text).unwrap_or(Value::String(text))
-}
-
-/// What a plain untagged scalar is when the core schema makes it a null, a boolean or a number;
-/// `None` when it is a string. The first byte picks the one test that can succeed: most plain
-/// scalars (and nearly every key) are strings, and are told so at once.
-pub(super) fn core_non_string(text: &str) -> Option<Value> {
-    match text.bytes().next() {
-        None => Some(Value::Null),
-        Some(b'~' | b'n' | b'N') => is_null(text).then_some(Value::Null),
-        Some(b't' | b'T' | b'f' | b'F') => bool_of(text).map(Value::Bool),
-        Some(b'0'..=b'9' | b'+' | b'-' | b'.') => int_of(text).or_else(|| float_of(text)),
-        Some(_) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_scalars_resolve_by_the_core_schema() {
-        let cases: &[(&str, Value)] = &[
-            ("~", Value::Null),
-            ("", Value::Null),
-            ("NULL", Value::Null),
-            ("True", Value::Bool(true)),
-            ("FALSE", Value::Bool(false)),
-            ("yes", Value::String("yes".into())),
-            ("0", Value::Int(0)),
-            ("-12", Value::Int(-12)),
-            ("+12", Value::Int(12)),
-            ("012", Value::Int(12)),
-            ("0o17", Value::Int(15)),
-            ("0x1F", Value::Int(31)),
-            ("0x", Value::String("0x".into())),
-            ("1_000", Value::String("1_000".into())),
-            ("9223372036854775808", Value::Float(9_223_372_036_854_775_808.0)),
-            ("1e3", Value::Float(1000.0)),
-            ("1.", Value::Float(1.0)),
-            (".5", Value::Float(0.5)),
-            ("-.5E-1", Value::Float(-0.05)),
-            (".", Value::String(".".into())),
-            ("1e", Value::String("1e".into())),
-            ("-.inf", Value::Float(f64::NEG_INFINITY)),
-            ("inf", Value::String("inf".into())),
-            ("nan", Value::String("nan".into())),
-            ("1.2.3", Value::String("1.2.3".into())),
-            ("0x1G", Value::String("0x1G".into())),
-        ];
-        for (text, want) in cases {
-            assert_eq!(&core((*text).into()), want, "{text:?}");
-        }
-        assert!(matches!(core(".NaN".into()), Value::Float(f) if f.is_nan()));
-    }
-
-    #[test]
-    fn the_first_byte_shortcut_changes_no_resolution() {
-        // Every string of up to three characters from an alphabet with every kind of start.
-        let alphabet = ["", "0", "1", "9", "x", "e", "E", ".", "+", "-", "~", "n", "N", "t", "T"];
-        let alphabet = [&alphabet[..], &["f", "F", "o", "i", "a", "_", "é", " "]].concat();
-        let mut texts = vec![
-            "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", ".inf",
-            "-.Inf", "+.INF", ".nan", ".NaN", "0x1F", "0o17", "nan", "inf", "name", "type", "~x",
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>();
-        for a in &alphabet {
-            for b in &alphabet {
-                for c in &alphabet {
-                    texts.push(format!("{a}{b}{c}"));
-                }
-            }
-        }
-        for text in &texts {
-            let slow = if is_null(text) {
-                Some(Value::Null)
-            } else if let Some(b) = bool_of(text) {
-                Some(Value::Bool(b))
-            } else {
-                int_of(text).or_else(|| float_of(text))
-            };
-            let fast = core_non_string(text);
-            let same = match (&slow, &fast) {
-                (Some(Value::Float(a)), Some(Value::Float(b))) => a.to_bits() == b.to_bits(),
-                _ => slow == fast,
-            };
-            assert!(same, "{text:?}: {slow:?} {fast:?}");
-        }
-    }
 
     #[test]
     fn character_offsets_become_byte_offsets() {

@@ -2,34 +2,39 @@
 //! `values.yaml: |`): parsed, with every span moved back into the outer file.
 
 use super::error::{ErrorKind, YamlError};
-use super::{Document, Limits, Node, Value, load};
+use super::{Document, Limits, Node, Reader, Value, load};
 use crate::source::Span;
 
-/// Parses the YAML in a string node of `text` (the outer file), under `limits`. Every span of
-/// the result, errors included, is a byte span of `text`: exact for block (`|`, `>`) and plain
-/// scalars and for quoted ones without escapes; an escape sequence maps to its backslash.
+/// Parses the YAML in a string node of `text` (the outer file), under `limits`, by `reader`'s
+/// rules (Helm reads Argo CD's `helm.values` and a Flux `valuesFrom` ConfigMap's text). Every
+/// span of the result, errors included, is a byte span of `text`: exact for block (`|`, `>`) and
+/// plain scalars and for quoted ones without escapes; an escape sequence maps to its backslash.
+/// Warnings are dropped; [`parse_nested_lenient`] has them.
 pub fn parse_nested(
     text: &str,
     node: &Node,
     limits: &Limits,
+    reader: Reader,
 ) -> Result<Vec<Document>, Vec<YamlError>> {
-    let (docs, errors) = parse_nested_lenient(text, node, limits);
+    let (docs, errors) = parse_nested_lenient(text, node, limits, reader);
+    let errors: Vec<YamlError> = errors.into_iter().filter(|e| !e.kind.is_warning()).collect();
     if errors.is_empty() { Ok(docs) } else { Err(errors) }
 }
 
 /// [`parse_nested`] that keeps going where it can, as [`super::parse_lenient`] does: the
-/// documents read and every error, all spans in `text`.
+/// documents read and every error and warning, all spans in `text`.
 pub fn parse_nested_lenient(
     text: &str,
     node: &Node,
     limits: &Limits,
+    reader: Reader,
 ) -> (Vec<Document>, Vec<YamlError>) {
     let Value::String(inner) = &node.value else {
         let message = format!("expected YAML text in a string here, found {}", node.kind());
         return (vec![], vec![YamlError::new(ErrorKind::NotAString, node.span.clone(), message)]);
     };
     let map = OffsetMap::new(text, node, inner);
-    let (mut docs, mut errors) = load::load_all(inner, limits);
+    let (mut docs, mut errors) = load::read(inner, limits, reader);
     for doc in &mut docs {
         doc.span = map.span(&doc.span);
         doc.root.spans_mut(&mut |s| *s = map.span(s));

@@ -26,10 +26,11 @@ pub struct Node {
     pub tag: Option<String>,
 }
 
-/// A node's resolved value, by the YAML 1.2 core schema: only plain (unquoted) scalars are
-/// resolved (`true`, `~`, `12`, `0x1f`, `1e3`, `.inf`); quoted and block scalars are strings.
-/// `yes`, `on`, `010` are strings here, as in YAML 1.2 (YAML 1.1 readers differ: see
-/// [`Node::yaml11_bool`]).
+/// A node's resolved value, by the rules of the [`super::Reader`] it was read for: only plain
+/// (unquoted) and tagged scalars are resolved; quoted and block scalars are strings. By YAML
+/// 1.2's core schema `true`, `~`, `12`, `0x1f`, `1e3`, `.inf` resolve and `yes`, `on`, `010`
+/// are a string, a string and 10; by go-yaml v2's (Helm, kubectl) `yes` and `on` are true and
+/// `010` is 8, and every key is a string.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
@@ -159,20 +160,6 @@ impl Node {
             Value::String(_) => "a string",
             Value::Seq(_) => "a list",
             Value::Map(_) => "a mapping",
-        }
-    }
-
-    /// How a YAML 1.1 reader (Helm and kubectl read YAML with Go's yaml.v2 rules through
-    /// sigs.k8s.io/yaml) would read a plain scalar that YAML 1.2 calls a string: `yes`, `on`, `n`
-    /// are booleans there. `None` when both readers agree.
-    pub fn yaml11_bool(&self) -> Option<bool> {
-        if self.style != Style::Plain || self.tag.is_some() {
-            return None;
-        }
-        match self.as_str()? {
-            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
-            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
-            _ => None,
         }
     }
 

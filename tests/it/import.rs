@@ -2,7 +2,10 @@
 //! file it gives, `cluster.toml`, the diagnostics, `stderr`, and the exit code, `code`), each
 //! followed by the round trip: `lhc build` of the imported file must write the Helm values
 //! (`expected-values.yaml`, what Helm gets from the input), StorageClasses and RecurringJobs of
-//! the input, key by key after YAML parsing, except the keys its header lists; lhc's own output
+//! the input, key by key after YAML parsing, except the keys its header lists. The `yaml11-`
+//! cases have a `record` file: their `expected-values.yaml` (and `expected-objects.yaml`, the
+//! objects) are Helm's, kubectl's or kustomize's own readings, recorded by
+//! `tools/record-yaml-readings.py`; lhc's own output
 //! imported back builds the same; generated cluster files survive build → import → build; and
 //! hostile input ends in an error at its line, in bounded memory.
 
@@ -166,8 +169,19 @@ fn unlisted(
     out
 }
 
-/// The documents of every YAML file under a folder, `List`s opened.
+/// The documents of every YAML file under a folder, `List`s opened; where the tools' own reading
+/// was recorded (a `record` file), that reading (`expected-objects.yaml`).
 fn input_objects(dir: &Path) -> Vec<Json> {
+    if dir.join("record").exists() {
+        let recorded = dir.join("expected-objects.yaml");
+        if !recorded.exists() {
+            return vec![];
+        }
+        return yaml_docs(&read(recorded))
+            .into_iter()
+            .flat_map(|d| d.as_array().cloned().unwrap_or_default())
+            .collect();
+    }
     let mut out = vec![];
     for (name, text) in read_tree(dir) {
         if !(name.ends_with(".yaml") || name.ends_with(".yml")) || name.starts_with("expected") {
@@ -281,7 +295,15 @@ fn case_dirs() -> Vec<std::path::PathBuf> {
     dirs
 }
 
-const GOLDEN: &[&str] = &["args", "code", "cluster.toml", "stderr", "expected-values.yaml"];
+const GOLDEN: &[&str] = &[
+    "args",
+    "code",
+    "cluster.toml",
+    "stderr",
+    "expected-values.yaml",
+    "expected-objects.yaml",
+    "record",
+];
 
 fn run_case(dir: &Path) -> (Test, String) {
     let mut t = Test::new();
@@ -1098,6 +1120,11 @@ fn import_diagnostics_are_pinned() {
         t.run_args(&args).code(code).stderr_golden(&format!("commands/{name}.stderr"));
     };
     pin("yaml-limit", &[("bomb.yaml", &alias_bomb())], 1);
+    pin(
+        "yaml-reading",
+        &[("values.yaml", "defaultSettings:\n  replicaReplenishmentWaitInterval: 0600\n")],
+        0,
+    );
     pin(
         "secret-not-copied",
         &[(

@@ -25,4 +25,5 @@ mod report_parsers;
 mod upgrade;
 mod verdicts;
 mod yaml;
+mod yaml11;
 mod yaml_check;

@@ -5,7 +5,7 @@
 
 use lhc::source::Source;
 use lhc::yaml::{
-    Document, ErrorKind, Limits, Node, Style, Value, YamlError, from_bytes, parse_nested,
+    Document, ErrorKind, Limits, Node, Reader, Style, Value, YamlError, from_bytes, parse_nested,
     parse_spanned, parse_stream,
 };
 use serde_json::json;
@@ -170,7 +170,7 @@ fn check_application(text: &str) {
     assert!(text[values.span.clone()].starts_with("|"));
     assert!(text[values.span.clone()].ends_with("'storage=true:NoSchedule'"));
 
-    let inner = parse_nested(text, values, &Limits::default()).unwrap();
+    let inner = parse_nested(text, values, &Limits::default(), Reader::Helm).unwrap();
     let inner = &inner[0].root;
     let (key, replicas) =
         inner.get("persistence").unwrap().entry("defaultClassReplicaCount").unwrap();
@@ -202,7 +202,7 @@ fn a_values_string_that_is_not_yaml_is_an_error_at_its_line_in_the_outer_file() 
     );
     let docs = parse(&text);
     let values = docs[0].root.pointer("/spec/source/helm/values").unwrap();
-    let e = parse_nested(&text, values, &Limits::default()).unwrap_err();
+    let e = parse_nested(&text, values, &Limits::default(), Reader::Helm).unwrap_err();
     assert_eq!(e[0].kind, ErrorKind::Syntax);
     assert_eq!(pos(&text, e[0].span.start).0, line_of(&text, "defaultClassReplicaCount = 3"));
 
@@ -213,7 +213,7 @@ fn a_values_string_that_is_not_yaml_is_an_error_at_its_line_in_the_outer_file() 
     );
     let docs = parse(&text);
     let values = docs[0].root.pointer("/spec/source/helm/values").unwrap();
-    let e = parse_nested(&text, values, &Limits::default()).unwrap_err();
+    let e = parse_nested(&text, values, &Limits::default(), Reader::Helm).unwrap_err();
     assert_eq!(pos(&text, e[0].span.start), (line_of(&text, "defaultDataLocality"), 10));
     assert!(e[0].message.contains("line up"), "{}", e[0].message);
 
@@ -224,7 +224,7 @@ fn a_values_string_that_is_not_yaml_is_an_error_at_its_line_in_the_outer_file() 
     );
     let docs = parse(&text);
     let values = docs[0].root.pointer("/spec/source/helm/values").unwrap();
-    let e = parse_nested(&text, values, &Limits::default()).unwrap_err();
+    let e = parse_nested(&text, values, &Limits::default(), Reader::Helm).unwrap_err();
     assert_eq!(e[0].kind, ErrorKind::DuplicateKey);
     assert_eq!(e[0].span, find(&text, "defaultClassReplicaCount", 1));
     assert_eq!(e[0].labels[0].span, find(&text, "defaultClassReplicaCount", 0));
@@ -232,7 +232,8 @@ fn a_values_string_that_is_not_yaml_is_an_error_at_its_line_in_the_outer_file() 
     // A values key that is not a string at all.
     let text = "values: 3\n";
     let docs = parse(text);
-    let e = parse_nested(text, docs[0].root.get("values").unwrap(), &Limits::default());
+    let e =
+        parse_nested(text, docs[0].root.get("values").unwrap(), &Limits::default(), Reader::Helm);
     assert_eq!(e.unwrap_err()[0].kind, ErrorKind::NotAString);
 }
 
@@ -241,12 +242,15 @@ fn nested_yaml_in_quoted_and_folded_strings_maps_back_by_line() {
     let text = "data:\n  values.yaml: \"a: 1\\nbb: [x, y]\\n\"\n  folded: >\n    a: 1\n";
     let docs = parse(text);
     let data = &docs[0].root.get("data").unwrap();
-    let inner = parse_nested(text, data.get("values.yaml").unwrap(), &Limits::default()).unwrap();
+    let inner =
+        parse_nested(text, data.get("values.yaml").unwrap(), &Limits::default(), Reader::Helm)
+            .unwrap();
     let a = inner[0].root.get("a").unwrap();
     assert_eq!(a.span, find(text, "1", 0));
     let bb = inner[0].root.get("bb").unwrap();
     assert_eq!(&text[bb.span.clone()], "[x, y]", "after an escape the map catches up");
-    let folded = parse_nested(text, data.get("folded").unwrap(), &Limits::default()).unwrap();
+    let folded =
+        parse_nested(text, data.get("folded").unwrap(), &Limits::default(), Reader::Helm).unwrap();
     assert_eq!(folded[0].root.get("a").unwrap().span, find(text, "1", 1));
 }
 
@@ -494,14 +498,17 @@ fn tags_resolve_or_say_why_not() {
 }
 
 #[test]
-fn yaml_1_1_booleans_are_strings_but_flagged() {
-    let docs = parse("a: yes\nb: \"yes\"\nc: off\nd: true\n");
+fn yaml_1_1_booleans_are_strings_to_yaml_1_2_and_booleans_to_helm() {
+    let text = "a: yes\nb: \"yes\"\nc: off\nd: true\n";
+    let docs = parse(text);
     let root = &docs[0].root;
     assert_eq!(root.get("a").unwrap().as_str(), Some("yes"));
-    assert_eq!(root.get("a").unwrap().yaml11_bool(), Some(true));
-    assert_eq!(root.get("b").unwrap().yaml11_bool(), None, "quoted: a string for every reader");
-    assert_eq!(root.get("c").unwrap().yaml11_bool(), Some(false));
-    assert_eq!(root.get("d").unwrap().yaml11_bool(), None);
+    assert_eq!(root.get("c").unwrap().as_str(), Some("off"));
+    let (helm, errors) = lhc::yaml::parse_lenient(text, &Limits::default(), Reader::Helm);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(helm[0].root.to_json(), json!({"a": true, "b": "yes", "c": false, "d": true}));
+    let (kustomize, _) = lhc::yaml::parse_lenient(text, &Limits::default(), Reader::Kustomize);
+    assert_eq!(kustomize[0].root.to_json(), json!({"a": "yes", "b": "yes", "c": "off", "d": true}));
 }
 
 #[test]
@@ -595,7 +602,7 @@ fn lhc_survives_arbitrary_bytes_as_yaml() {
                     walk(&doc.root, &mut |node| {
                         assert!(text.get(node.span.clone()).is_some(), "{node:?}");
                         if node.as_str().is_some() {
-                            match parse_nested(&text, node, &Limits::default()) {
+                            match parse_nested(&text, node, &Limits::default(), Reader::Helm) {
                                 Ok(inner) => inner.iter().for_each(|d| {
                                     walk(&d.root, &mut |n| {
                                         assert!(n.span.start >= node.span.start);
