@@ -26,7 +26,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -45,7 +44,10 @@ SECTIONS = (
 
 
 class Helm:
-    def __init__(self, path):
+    """A Helm binary; its values files and its cache, config and data homes are kept in
+    `workdir` (removed by close())."""
+
+    def __init__(self, path, workdir):
         self.path = path
         try:
             out = subprocess.run([path, "version", "--short"], capture_output=True, text=True,
@@ -56,7 +58,7 @@ class Helm:
             raise ToolError("helm %s does not run: %s" % (path, out.stderr.strip()))
         self.version = out.stdout.strip().split("+")[0]
         self.renders = 0
-        self.tmp = Path(tempfile.mkdtemp(prefix="longhorn-release-values-"))
+        self.tmp = Path(workdir)
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
