@@ -259,8 +259,8 @@ def generate(order, ups):
         table=table,
         helm="Helm " + ", ".join(helms),
         hashes="\n".join("| %s | `%s` |" % (v, sha[v]) for v in order),
-        deploy_checked=("checked for %s (with the sha256 of each deploy/longhorn.yaml in "
-                        "data/longhorn/upstream/<version>.json)" % compress(checked, order)
+        deploy_checked=("checked for %s\n(the sha256 of each deploy/longhorn.yaml is in "
+                        "`data/longhorn/upstream/<version>.json`)" % compress(checked, order)
                         if checked else "not checked (no release was added with --deploy)"),
         first=order[0], last=order[-1],
         history="\n".join("- " + line for line in hist),
