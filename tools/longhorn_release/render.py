@@ -20,6 +20,7 @@ Method (the one the reference data of 1.5.0-1.12.1 was made with):
 A failed render keeps the first line of helm's stderr.
 """
 
+import itertools
 import json
 import os
 import re
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .common import ToolError, load_yaml
@@ -47,8 +49,8 @@ class Helm:
     """A Helm binary; its values files and its cache, config and data homes are kept in
     `workdir` (removed by close())."""
 
-    def __init__(self, path, workdir):
-        self.path = path
+    def __init__(self, path, workdir, jobs=2):
+        self.path, self.jobs = path, max(1, jobs)
         try:
             out = subprocess.run([path, "version", "--short"], capture_output=True, text=True,
                                  timeout=60)
@@ -59,6 +61,7 @@ class Helm:
         self.version = out.stdout.strip().split("+")[0]
         self.renders = 0
         self.tmp = Path(workdir)
+        self.ids = itertools.count()
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -66,14 +69,18 @@ class Helm:
     def template(self, chart, values):
         """(ok, stdout, first line of stderr) of one render."""
         cmd = [self.path, "template", RELEASE_NAME, str(chart), "-n", NAMESPACE]
+        n = next(self.ids)  # renders may run in parallel (Prober.prefetch)
+        self.renders += 1
+        f = None
         if values is not None:
-            f = self.tmp / "values.json"
+            f = self.tmp / ("values-%d.json" % n)
             f.write_text(json.dumps(values), encoding="utf-8")
             cmd += ["-f", str(f)]
         env = dict(os.environ, HELM_CACHE_HOME=str(self.tmp / "cache"),
                    HELM_CONFIG_HOME=str(self.tmp / "config"), HELM_DATA_HOME=str(self.tmp / "data"))
-        self.renders += 1
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        if f is not None:
+            f.unlink()
         if out.returncode == 0:
             return True, out.stdout, None
         lines = [x for x in out.stderr.splitlines() if x.strip()]
@@ -173,6 +180,22 @@ class Prober:
             self.cache[key] = (ok, Render(out) if ok else None, err)
         return self.cache[key]
 
+    def prefetch(self, many):
+        """Render, `helm.jobs` at a time, what the next step will ask for (the results do not
+        depend on the order)."""
+        todo = {}
+        for values in many:
+            key = json.dumps(values, sort_keys=True)
+            if key not in self.cache:
+                todo[key] = values
+        if self.helm.jobs == 1 or len(todo) < 2:
+            return
+        with ThreadPoolExecutor(self.helm.jobs) as pool:
+            for key, got in zip(todo, pool.map(
+                    lambda v: self.helm.template(self.chart, {self.section: v}), todo.values())):
+                ok, out, err = got
+                self.cache[key] = (ok, Render(out) if ok else None, err)
+
     def observe(self, k, value, cmkey, where, with_values=None, base=None):
         """One input for key k rendered alone (or with `with_values` also set, compared with
         `base`): (the record of the fixture: helm_ok, line or error, side lines; where the
@@ -245,8 +268,9 @@ class Prober:
     def probe(self):
         result = {k: {} for k in self.keys}
         cmkeys, where, dirty, stray = {}, {}, set(), []
-        for n, k in enumerate(self.keys):
-            self.log("  %s.%s (%d/%d)" % (self.section, k, n + 1, len(self.keys)))
+        self.log("  %s: %d keys" % (self.section, len(self.keys)))
+        self.prefetch({k: "a: b #c"} for k in self.keys)
+        for k in self.keys:
             rec, w, sides = self.observe(k, "a: b #c", None, None)
             result[k]["string"] = rec
             cmkeys[k] = line_key(rec["line"]) if rec.get("line") else None
@@ -256,6 +280,8 @@ class Prober:
             if rec.get("also_added_lines"):
                 stray.append(k)
         clean = [k for k in self.keys if k not in dirty]
+        self.prefetch([{k: value for k in clean} for _, value in INPUTS[1:] if clean]
+                      + [{k: value} for k in self.keys if k in dirty for _, value in INPUTS[1:]])
         for kind, value in INPUTS[1:]:
             if clean:
                 self.batch(clean, kind, value, cmkeys, where, result)
@@ -263,8 +289,11 @@ class Prober:
                 if k in dirty:
                     result[k][kind], _, _ = self.observe(k, value, cmkeys[k], where[k])
         gates = {}
+        silent = [k for k in self.keys
+                  if result[k]["string"]["helm_ok"] and result[k]["string"]["line"] is None]
+        self.prefetch({k: "a: b #c", g: GATE_VALUE} for k in silent for g in stray if g != k)
         for k in self.keys:
-            if result[k]["string"]["helm_ok"] and result[k]["string"]["line"] is None:
+            if k in silent:
                 gates[k] = []
                 for g in stray:
                     if g == k:
@@ -272,6 +301,9 @@ class Prober:
                     rec, w, _ = self.observe(k, "a: b #c", None, None, {g: GATE_VALUE})
                     if rec.get("line") is not None and GATE_VALUE not in rec["line"]:
                         gates[k].append(g)
+        self.prefetch([{g[0]: GATE_VALUE} for g in gates.values() if g]
+                      + [{k: value, g[0]: GATE_VALUE} for k, g in gates.items() if g
+                         for _, value in INPUTS])
         for k, gs in gates.items():
             if not gs:
                 continue

@@ -173,7 +173,7 @@ def has_side_lines(r):
                for extra in ("also_added_lines", "also_removed_lines", "other_objects_changed"))
 
 
-def detached_for(curated, v, order):
+def detached_for(curated, v):
     """The curated entries that hold at release v, in file order."""
     out = []
     for e in curated:
@@ -599,7 +599,7 @@ def build_release(fails, v, f, detached_curated, order):
     for p in undeclared:
         fails.check(p not in declared and p in refs,
                     "%s: template-only path %s is declared or not referenced" % (v, p))
-    detached = detached_for(detached_curated, v, order)
+    detached = detached_for(detached_curated, v)
     ds = f.render.get("defaultSettings")
     fails.check(ds is not None, "%s: render.json has no defaultSettings" % v)
     rel = {
@@ -704,7 +704,7 @@ def upgrade_fixture(order, facts, detached_curated, curated):
     for v in order:
         f = facts[v]
         detached = [{k: d[k] for k in UPGRADE_FIXTURE_FIELDS if k in d}
-                    for d in detached_for(detached_curated, v, order)]
+                    for d in detached_for(detached_curated, v)]
         chart_keys = {}
         for key, r in f.render["defaultSettings"]["keys"].items():
             x = f.upstream["settings"].get(r["configmap_key"]) if r["configmap_key"] else None
