@@ -15,6 +15,7 @@ mod diff;
 mod fuzz;
 mod gitops;
 mod import;
+mod longhorn_release;
 mod nodes;
 mod outputs;
 mod plan;
