@@ -621,10 +621,11 @@ def build_release(fails, v, f, detached_curated, order):
     return rel
 
 
-def build(facts, curated, focus=None, embedded_text=None):
+def build(facts, curated, focus=None, embedded_text=None, adding=True):
     """All files, as {path: bytes}; (files, failures, checklist). `facts`: version -> Facts;
     `curated`: {path: bytes} of the hand-written inputs; `focus`: the release being added
-    (its checklist items are collected; the others must be consistent)."""
+    (its checklist items are collected; the others must be consistent); `adding`: False when
+    the focus release is only checked (the docs already name it)."""
     fails, todo = Failures(), Todo()
     order = sorted(facts, key=vkey)
     detached_curated = load_detached(curated[DETACHED_CURATED].decode("utf-8"), fails)
@@ -695,7 +696,7 @@ def build(facts, curated, focus=None, embedded_text=None):
     files.update(schema_files)
 
     if focus is not None:
-        checklist(todo, focus, facts, releases, order, embedded_text)
+        checklist(todo, focus, facts, releases, order, embedded_text, adding)
     return files, fails.items, todo.items
 
 
@@ -726,7 +727,7 @@ def upgrade_fixture(order, facts, detached_curated, curated):
     return (json.dumps(fixture, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def checklist(todo, v, facts, releases, order, embedded_text):
+def checklist(todo, v, facts, releases, order, embedded_text, adding):
     """What a person must still do after adding release v."""
     rel = next(r for r in releases if r["release"] == v)
     i = order.index(v)
@@ -754,7 +755,7 @@ def checklist(todo, v, facts, releases, order, embedded_text):
     if unknown:
         todo.append(v, "defaultSettings keys of %s that reach no longhorn-manager setting: %s"
                     % (v, ", ".join(unknown)))
-    if v == order[-1] and len(order) > 1:
+    if adding and v == order[-1] and len(order) > 1:
         todo.append(v, "README.md, docs/ and src/ name the newest release (%s until now, e.g. "
                        "\"every release from %s to %s\"): make it %s, and the tests that pin it"
                     % (order[-2], order[0], order[-2], v))
