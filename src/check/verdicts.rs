@@ -49,7 +49,7 @@
 //! its `report` whether one file can tell ([`Report`]). Every rule carries its `source` and how
 //! sure that source is ([`Confidence`]).
 //!
-//! The data file is laid out one entry per line (tools/gen-longhorn-validation.py): the table
+//! The data file is laid out one entry per line (tools/longhorn-release): the table
 //! indexes the lines and parses an entry (one setting's spans and rules, one parameter's rules,
 //! the generic rules) only when a check first asks for it, so a cluster file pays for the
 //! settings and parameters it uses, not for the whole catalogue.
@@ -641,7 +641,7 @@ fn within(r: Release, since: &str, until: Option<&str>) -> bool {
     lo <= r && r <= hi
 }
 
-/// The rules of `validation.json`, indexed by line (see tools/gen-longhorn-validation.py): each
+/// The rules of `validation.json`, indexed by line (see tools/longhorn_release/writer.py): each
 /// entry is parsed when a check first reads it. An entry that does not parse is left out and
 /// kept for [`data_error`], which the check reports as an internal error.
 struct Rules {

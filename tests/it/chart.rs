@@ -1,5 +1,5 @@
 //! The whole Longhorn chart, every release from 1.5.0 to 1.12.1. The oracle is each release's
-//! own data, copied from the chart by `tools/gen-longhorn-data.py` into
+//! own data, read from the chart by `tools/longhorn-release` into
 //! `tests/fixtures/longhorn/releases/<v>/`: `chart.json` (every values key with the type of its
 //! default, every path the templates read) and `render.json` (what `helm template` rendered for
 //! each settings key given a string, an integer, a boolean and a list), and `manager.json` (the

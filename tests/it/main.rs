@@ -16,6 +16,7 @@ mod first_week;
 mod fuzz;
 mod gitops;
 mod import;
+mod longhorn_release;
 mod nodes;
 mod outputs;
 mod plan;

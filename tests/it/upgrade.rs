@@ -2,8 +2,9 @@
 //! 1.5.0-1.12.1, exactly the settings longhorn-manager applies only once volumes are detached
 //! warn when they change (refused or applied later, as the manager's function does it), and a
 //! setting no longer written names the manager's default. The oracle is
-//! `tests/fixtures/longhorn/settings-upgrade.json` (from the shared reference by
-//! `tools/gen-detached-fixture.py`), never lhc's own data.
+//! `tests/fixtures/longhorn/settings-upgrade.json` (written by `tools/longhorn-release` from
+//! `tools/longhorn-detached.curated.toml` and each release's render and manager source), never
+//! lhc's own data.
 
 use std::collections::{BTreeMap, BTreeSet};
 

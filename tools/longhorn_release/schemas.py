@@ -1,66 +1,33 @@
-#!/usr/bin/env python3
-"""Vendor the Longhorn RecurringJob CRD as strict JSON Schemas, one per chart minor line.
+"""schemas/longhorn/: the Longhorn RecurringJob CRD as strict JSON Schemas, one per chart minor
+line, from the `recurringjobs.longhorn.io` CRD (version v1beta2) each release's chart renders
+(kept in data/longhorn/upstream/<v>.json `recurringjob_crd`).
 
-Reads `releases/<version>/crds.yaml` of every release in REF (default
-/work/shared/ref/longhorn; the CRDs as `helm template` renders them from the chart at tag
-v<version>) and takes the `recurringjobs.longhorn.io` CustomResourceDefinition, version
-`v1beta2`. For the newest patch release of each minor line it writes
-
-  schemas/longhorn/v1.<minor>/recurringjob.json
-
-a standalone JSON Schema (draft 2020-12) of the whole object, converted with the Converter of
-tools/vendor-crd-schemas.py (same rules: `additionalProperties: false` on every object that
-lists properties without `x-kubernetes-preserve-unknown-fields`, descriptions and
-x-kubernetes-* dropped, validation keywords kept), with:
-
-* `apiVersion` and `kind` limited by `enum` (`longhorn.io/v1beta2`, `RecurringJob`), required;
-* `metadata` as the Kubernetes ObjectMeta subset of vendor-crd-schemas.py: `name`, `namespace`
-  (strings), `labels`, `annotations` (maps of strings), other metadata keys allowed;
-* `spec` and `status` from the CRD's openAPIV3Schema; neither is required (the CRD requires
-  neither); the top level is closed.
-
-It also writes schemas/longhorn/README.md (sources with sha256, history, how to regenerate).
-
-Checks, printed to stdout: every patch release of a minor line must have the same converted
-RecurringJob schema as the newest one (a difference is printed and makes the script fail);
-the standalone copy crd-recurringjob-1.12.1.yaml (from deploy/longhorn.yaml) must have the same
-`spec` as releases/1.12.1/crds.yaml. The history of the task enum, the spec/status fields and
-the served versions across all releases is printed and written into the README.
-
-Usage (from the worktree root):
-  python3 tools/vendor-longhorn-crds.py [--ref REF]           write the files
-  python3 tools/vendor-longhorn-crds.py [--ref REF] --check   compare with the committed files
-
-Needs python3 and PyYAML (`pip install pyyaml` if `import yaml` fails). Output is
-deterministic: sorted keys, 1-space indent, trailing newline.
+For the newest patch release of each minor line it writes v1.<minor>/recurringjob.json, a
+standalone JSON Schema (draft 2020-12) of the whole object, converted with the Converter of
+tools/vendor-crd-schemas.py (`additionalProperties: false` on every object that lists
+properties without `x-kubernetes-preserve-unknown-fields`, descriptions and x-kubernetes-*
+dropped, validation keywords kept), with `apiVersion` and `kind` limited by `enum` and
+required, `metadata` as the ObjectMeta subset of vendor-crd-schemas.py, and the top level
+closed; and README.md (sources with sha256, history). Every patch release of a minor line must
+have the same converted schema as the newest one.
 """
 
-import argparse
 import copy
 import difflib
-import hashlib
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
-try:
-    import yaml
-except ImportError:  # pragma: no cover
-    sys.exit("vendor-longhorn-crds.py needs PyYAML: pip install pyyaml")
+from .common import minor_of, vkey
 
-DEFAULT_REF = "/work/shared/ref/longhorn"
-ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = "schemas/longhorn"
 CRD_NAME = "recurringjobs.longhorn.io"
 VERSION = "v1beta2"
-STANDALONE = ("crd-recurringjob-1.12.1.yaml", "1.12.1")
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+TOOLS = Path(__file__).resolve().parent.parent
 
 
 def load_vendor_tool():
-    spec = importlib.util.spec_from_file_location(
-        "vendor_crd_schemas", ROOT / "tools" / "vendor-crd-schemas.py")
+    spec = importlib.util.spec_from_file_location("vendor_crd_schemas", TOOLS / "vendor-crd-schemas.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -69,25 +36,8 @@ def load_vendor_tool():
 VENDOR = load_vendor_tool()
 
 
-def vkey(version):
-    return tuple(int(x) for x in version.split("."))
-
-
-def minor_of(version):
-    return ".".join(version.split(".")[:2])
-
-
 def dump_json(obj):
     return json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-
-
-def find_crd(text, where):
-    found = [d for d in yaml.load_all(text, Loader=SAFE_LOADER)
-             if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
-             and d.get("metadata", {}).get("name") == CRD_NAME]
-    if len(found) != 1:
-        sys.exit("%s: expected one %s CRD, found %d" % (where, CRD_NAME, len(found)))
-    return found[0]
 
 
 def convert(crd, where):
@@ -96,11 +46,11 @@ def convert(crd, where):
     group, kind = spec["group"], spec["names"]["kind"]
     versions = [x for x in spec["versions"] if x["name"] == VERSION]
     if len(versions) != 1 or not versions[0].get("served"):
-        sys.exit("%s: %s %s is not served" % (where, CRD_NAME, VERSION))
+        raise ValueError("%s: %s %s is not served" % (where, CRD_NAME, VERSION))
     conv = VENDOR.Converter()
     schema = conv.convert(versions[0]["schema"]["openAPIV3Schema"], "")
     if schema.get("type") != "object" or "properties" not in schema:
-        sys.exit("%s: top-level schema is not an object with properties" % where)
+        raise ValueError("%s: top-level schema is not an object with properties" % where)
     props = schema["properties"]
     props["apiVersion"] = {"type": "string", "enum": ["%s/%s" % (group, VERSION)]}
     props["kind"] = {"type": "string", "enum": [kind]}
@@ -193,21 +143,22 @@ file per line covers the whole line.
 
 ## Sources
 
-`releases/<version>/crds.yaml` of the Longhorn chart reference data (`shared/ref/longhorn`):
-every CustomResourceDefinition of the chart as `helm template` (Helm v4.1.4) renders it from
-github.com/longhorn/longhorn, folder `chart/`, at tag `v<version>` (labels dropped). The
-`recurringjobs.longhorn.io` CRD, version `v1beta2`, is used. sha256 of each file:
+Every CustomResourceDefinition of the chart as `helm template` ({helm}) renders it from
+github.com/longhorn/longhorn, folder `chart/`, at tag `v<version>` (labels dropped), by
+`tools/longhorn-release`; the `recurringjobs.longhorn.io` CRD, version `v1beta2`, is kept in
+`data/longhorn/upstream/<version>.json` (`recurringjob_crd`). sha256 of the rendered CRDs
+(the YAML text `tools/longhorn_release/chart.py` `crds_text` writes):
 
-| release | `releases/<version>/crds.yaml` sha256 |
+| release | CRDs sha256 |
 |---|---|
 {hashes}
 
-Cross-check: `crd-recurringjob-1.12.1.yaml` (sha256 `{standalone_sha}`, the same CRD taken from
-`deploy/longhorn.yaml` at v1.12.1) has the same `spec` as `releases/1.12.1/crds.yaml`.
+Cross-check: the same CRD in `deploy/longhorn.yaml` of the same tag has the same `spec` as the
+chart's render: {deploy_checked}.
 
 ## Changes from the CRD
 
-`tools/vendor-longhorn-crds.py` converts `spec.versions[v1beta2].schema.openAPIV3Schema` with
+`tools/longhorn-release` converts `spec.versions[v1beta2].schema.openAPIV3Schema` with
 the converter of `tools/vendor-crd-schemas.py` (see `schemas/flux/README.md`):
 
 - **Strict.** Each object schema that lists `properties` and has neither `additionalProperties`
@@ -233,30 +184,32 @@ First release with each task value: {first_seen}.
 ## Regenerating
 
 ```sh
-python3 tools/vendor-longhorn-crds.py            # --ref PATH/TO/ref/longhorn for another copy
-python3 tools/vendor-longhorn-crds.py --check    # fails if a file here is stale
+tools/longhorn-release write --check     # these files against data/longhorn/upstream/
 ```
+
+(README.md, "Adding a Longhorn release", says how to regenerate from upstream.)
 """
 
 
-def generate(ref):
-    ref = Path(ref)
-    order = sorted((p.name for p in (ref / "releases").iterdir() if p.is_dir()), key=vkey)
+def generate(order, ups):
+    """({path: bytes}, problems) from the upstream facts of every release."""
     newest = {}
     for v in order:
         newest[minor_of(v)] = v
-    sha, schemas, info, counts, used = {}, {}, {}, {}, set()
+    sha, schemas, info, used, problems = {}, {}, {}, set(), []
     for v in order:
-        data = (ref / "releases" / v / "crds.yaml").read_bytes()
-        sha[v] = hashlib.sha256(data).hexdigest()
-        crd = find_crd(data.decode("utf-8"), "releases/%s/crds.yaml" % v)
-        schemas[v], conv = convert(crd, v)
+        crd = ups[v]["recurringjob_crd"]
+        sha[v] = ups[v]["crds_sha256"]
+        try:
+            schemas[v], _ = convert(crd, v)
+        except ValueError as err:
+            problems.append(str(err))
+            continue
         raw = [x for x in crd["spec"]["versions"] if x["name"] == VERSION][0]
         keywords_used(raw["schema"]["openAPIV3Schema"], used)
         info[v] = describe(crd, schemas[v])
-        counts[v] = (conv.strict, conv.preserved, conv.cel)
-
-    problems = []
+    if problems:
+        return {}, problems
     for v in order:
         top = newest[minor_of(v)]
         if schemas[v] != schemas[top]:
@@ -264,14 +217,10 @@ def generate(ref):
             b = dump_json(schemas[top]).splitlines()
             diff = "\n".join(difflib.unified_diff(a, b, v, top, lineterm=""))
             problems.append("RecurringJob schema of %s differs from %s:\n%s" % (v, top, diff))
-
-    standalone = (ref / STANDALONE[0]).read_bytes()
-    standalone_crd = find_crd(standalone.decode("utf-8"), STANDALONE[0])
-    release_crd = find_crd((ref / "releases" / STANDALONE[1] / "crds.yaml").read_text("utf-8"),
-                           STANDALONE[1])
-    if standalone_crd["spec"] != release_crd["spec"]:
-        problems.append("%s has a different spec from releases/%s/crds.yaml"
-                        % (STANDALONE[0], STANDALONE[1]))
+        deploy = ups[v].get("deploy_recurringjob")
+        if deploy is not None and not deploy["same_spec"]:
+            problems.append("%s: the RecurringJob CRD of deploy/longhorn.yaml has another spec "
+                            "than the chart's render" % v)
 
     files = {}
     for m in sorted(newest, key=vkey):
@@ -281,10 +230,10 @@ def generate(ref):
         schema["$id"] = "https://lhc.invalid/longhorn/v%s/recurringjob.json" % m
         patches = [x for x in order if minor_of(x) == m]
         schema["$comment"] = (
-            "Generated by tools/vendor-longhorn-crds.py from the RecurringJob longhorn.io/%s CRD "
-            "of Longhorn chart %s (shared/ref/longhorn releases/%s/crds.yaml, sha256 %s); the "
+            "Generated by tools/longhorn-release from the RecurringJob longhorn.io/%s CRD "
+            "of Longhorn chart %s (the chart's CRDs as Helm renders them, sha256 %s); the "
             "same in %s; strict: unknown fields are rejected." % (
-                VERSION, v, v, sha[v], ", ".join(patches)))
+                VERSION, v, sha[v], ", ".join(patches)))
         files["%s/v%s/recurringjob.json" % (OUT_DIR, m)] = dump_json(schema).encode("utf-8")
 
     hist = history(order, info)
@@ -304,56 +253,31 @@ def generate(ref):
     table = "\n".join("| `v%s/recurringjob.json` | chart %s (same schema in %s) |" % (
         m, newest[m], ", ".join(x for x in order if minor_of(x) == m))
         for m in sorted(newest, key=vkey))
+    checked = [v for v in order if ups[v].get("deploy_recurringjob")]
+    helms = sorted({ups[v]["helm"] for v in order})
     files[OUT_DIR + "/README.md"] = README.format(
         table=table,
+        helm="Helm " + ", ".join(helms),
         hashes="\n".join("| %s | `%s` |" % (v, sha[v]) for v in order),
-        standalone_sha=hashlib.sha256(standalone).hexdigest(),
+        deploy_checked=("checked for %s\n(the sha256 of each deploy/longhorn.yaml is in "
+                        "`data/longhorn/upstream/<version>.json`)" % compress(checked, order)
+                        if checked else "not checked (no release was added with --deploy)"),
         first=order[0], last=order[-1],
         history="\n".join("- " + line for line in hist),
         keywords=kw_text, first_seen=first_seen_text,
     ).encode("utf-8")
-    return files, problems, hist, counts, newest
+    return files, problems
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ref", default=DEFAULT_REF, help="the Longhorn reference data folder")
-    ap.add_argument("--check", action="store_true",
-                    help="compare with the committed files instead of writing them")
-    args = ap.parse_args()
-    files, problems, hist, counts, newest = generate(args.ref)
-    print("RecurringJob history:")
-    for line in hist:
-        print("  " + line)
-    for m in sorted(newest, key=vkey):
-        strict, preserved, cel = counts[newest[m]]
-        print("v%s (from %s): %d objects closed, preserve-unknown-fields: %s, CEL rules dropped: %s"
-              % (m, newest[m], strict, ", ".join(preserved) or "none", ", ".join(cel) or "none"))
-    for p in problems:
-        print("PROBLEM: " + p)
-    if problems:
-        return 1
-    if args.check:
-        stale = sorted(p for p, data in files.items()
-                       if not (ROOT / p).exists() or (ROOT / p).read_bytes() != data)
-        existing = {x.relative_to(ROOT).as_posix() for x in (ROOT / OUT_DIR).rglob("*") if x.is_file()} \
-            if (ROOT / OUT_DIR).exists() else set()
-        extra = sorted(existing - set(files))
-        for p in stale:
-            print("differs: " + p)
-        for p in extra:
-            print("not generated: " + p)
-        if stale or extra:
-            return 1
-        print("up to date: %d files" % len(files))
-        return 0
-    for p, data in sorted(files.items()):
-        target = ROOT / p
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        print("wrote %s (%d bytes)" % (p, len(data)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def compress(subset, order):
+    """`1.5.0-1.12.1` for runs of consecutive releases."""
+    runs, cur = [], []
+    for v in order:
+        if v in subset:
+            cur.append(v)
+        elif cur:
+            runs.append(cur)
+            cur = []
+    if cur:
+        runs.append(cur)
+    return ", ".join(r[0] if len(r) == 1 else "%s-%s" % (r[0], r[-1]) for r in runs)
