@@ -304,3 +304,63 @@ fn small_things_that_looked_like_bugs() {
         assert!(versions.contains(v) && row.contains(v), "{row}");
     }
 }
+
+/// The `lhc` command lines of the README's fenced example that follows the paragraph starting
+/// with `intro`.
+fn readme_commands(intro: &str) -> Vec<Vec<String>> {
+    let readme = read(repo().join("README.md"));
+    let at = readme.find(intro).unwrap_or_else(|| panic!("README: {intro}"));
+    let block = readme[at..].split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    block
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| l.starts_with("lhc "))
+        .map(|l| l.split_whitespace().skip(1).map(str::to_string).collect())
+        .collect()
+}
+
+/// Copies a fixture folder into the test's repository.
+fn copy_into(t: &Test, fixture: &str) {
+    for (path, text) in crate::common::read_tree(&repo().join("tests/readme").join(fixture)) {
+        t.file_write(&path, &text);
+    }
+}
+
+#[test]
+fn readme_adoption_examples_run_as_written() {
+    for (intro, fixture, gitops) in [
+        ("In a Flux repository (", "flux", "flux.yaml"),
+        ("In an Argo CD repository (", "argocd", "argocd.yaml"),
+    ] {
+        let t = repository();
+        copy_into(&t, fixture);
+        let commands = readme_commands(intro);
+        assert_eq!(commands.len(), 4, "{intro}: {commands:?}");
+        for args in &commands {
+            let out = t.run_args(args);
+            assert_eq!(out.code, 0, "{fixture}: lhc {}\n{}", args.join(" "), out.stderr);
+        }
+        // The output is in a subfolder, and its GitOps objects point there and are never pruned.
+        let text = read(t.path().join("lhc/out/prod/gitops").join(gitops));
+        assert!(text.contains("lhc build lhc/prod.toml -o lhc/out"), "{text}");
+        for d in yaml_docs(&text) {
+            let kind = d["kind"].as_str().unwrap();
+            match kind {
+                "Namespace" | "HelmRepository" | "HelmRelease" => assert_eq!(
+                    annotation(&d, "kustomize.toolkit.fluxcd.io/prune"),
+                    Some("disabled"),
+                    "{fixture}: {kind}"
+                ),
+                "Kustomization" => assert_eq!(d["spec"]["path"], "./lhc/out/prod"),
+                "Application" if d["metadata"]["name"] == "longhorn" => assert_eq!(
+                    annotation(&d, "argocd.argoproj.io/sync-options"),
+                    Some("Prune=false,Delete=false")
+                ),
+                _ => {}
+            }
+        }
+        for d in yaml_docs(&read(t.path().join("lhc/out/prod/recurringjobs.yaml"))) {
+            assert_eq!(annotation(&d, "kustomize.toolkit.fluxcd.io/prune"), Some("disabled"));
+        }
+    }
+}
