@@ -43,6 +43,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Background that explains why the finding matters.
     pub note: Option<String>,
+    /// Texts never to show (a Secret's values), each with what to show instead: applied to the
+    /// message wherever it is printed ([`Diagnostic::text`]).
+    pub hidden: Vec<(String, String)>,
 }
 
 impl Diagnostic {
@@ -54,6 +57,7 @@ impl Diagnostic {
             labels: vec![],
             help: None,
             note: None,
+            hidden: vec![],
         }
     }
 
@@ -65,6 +69,7 @@ impl Diagnostic {
             labels: vec![],
             help: None,
             note: None,
+            hidden: vec![],
         }
     }
 
@@ -89,6 +94,15 @@ impl Diagnostic {
 
     pub fn code(&self) -> &'static str {
         self.message.code()
+    }
+
+    /// The message as printed: its text with every hidden value replaced.
+    pub fn text(&self) -> String {
+        let mut text = self.message.to_string();
+        for (value, shown) in &self.hidden {
+            text = text.replace(value.as_str(), shown);
+        }
+        text
     }
 
     pub fn is_error(&self) -> bool {
@@ -457,6 +471,18 @@ pub enum Message {
     OutputCollision { name: String, first: String, folder: String },
     #[error("`[gitops] path` is `{given}`, but lhc writes the cluster's folder at `{actual}`")]
     GitopsPath { given: String, actual: String },
+
+    // --- Flux variables --------------------------------------------------------------------
+    #[error("{value:?} is not a string Flux substitutes: {problem}")]
+    InvalidVariable { value: String, problem: String },
+    #[error("`{field}` needs the value of {names}: {why}")]
+    VariableNeedsValue { field: String, names: String, why: String },
+    #[error("nothing substitutes {names} in `{field}`: lhc writes it as written")]
+    UnresolvedVariable { field: String, names: String },
+    #[error("the checks of {checks} waited for the value{} of {names}", if names.contains(", ") { "s" } else { "" })]
+    VariablesUnchecked { checks: String, names: String },
+    #[error("{path}: {problem}")]
+    VarsFile { path: String, problem: String },
 }
 
 fn replicas_tail(eligible: usize, known: bool, zones: bool) -> String {
@@ -671,6 +697,11 @@ codes! {
     UnusedGitopsKey => "unused-gitops-key",
     OutputCollision => "output-collision",
     GitopsPath => "gitops-path",
+    InvalidVariable => "invalid-variable",
+    VariableNeedsValue => "variable-needs-value",
+    UnresolvedVariable => "unresolved-variable",
+    VariablesUnchecked => "variables-unchecked",
+    VarsFile => "vars-file",
 }
 
 /// The codes a user can meet: every code but `internal`.

@@ -46,6 +46,8 @@ pub mod render;
 pub mod results;
 pub mod schema;
 pub mod source;
+pub mod substitute;
+pub mod vars;
 pub mod yaml;
 
 use diagnostic::{Diagnostic, Message};
@@ -69,8 +71,29 @@ pub struct Output {
     pub plan: Plan,
     /// Every file of the cluster's folder but the manifest, keyed `<cluster>/<file>`.
     pub tree: Tree,
+    /// How the file was read to be written, when its strings hold Flux's variables: the tokens
+    /// the written files turn back into them.
+    pub substituted: Option<substitute::Substituted>,
 }
 
+/// What a compile is given besides the cluster file.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Values of Flux's variables (`--var`, `--vars`), over the file's `[variables]`.
+    pub vars: vars::Variables,
+    /// For `lhc render`: every variable substituted (a Secret's too: the stream is never
+    /// committed), and one without a value is an error.
+    pub render: bool,
+}
+
+/// What checking a cluster file gave.
+#[derive(Debug)]
+pub struct Checked {
+    pub checked: Option<(model::ClusterFile, check::Resolved)>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// How the file was read to be written, when it holds Flux's variables.
+    pub substituted: Option<substitute::Substituted>,
+}
 impl Compiled {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
@@ -79,6 +102,12 @@ impl Compiled {
 
 /// Reads, validates and checks a cluster file, without planning or rendering.
 pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>, Vec<Diagnostic>) {
+    let c = check_with(source, &Inputs::default());
+    (c.checked, c.diagnostics)
+}
+
+/// [`check`] of a text as it is (Flux's variables already filled in).
+fn check_text(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>, Vec<Diagnostic>) {
     let knowledge = match knowledge::load() {
         Ok(k) => k,
         Err(e) => return (None, vec![Diagnostic::error(Message::Internal(e.to_string()), None)]),
@@ -104,19 +133,214 @@ pub fn check(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>,
     (Some((file, resolved)), diagnostics)
 }
 
+/// [`check`] with the values of Flux's variables ([`substitute`]): the findings are those of
+/// the file read with the values (or stand-ins, whose findings wait for a value), the checked
+/// file the one read to be written.
+pub fn check_with(source: &Source, inputs: &Inputs) -> Checked {
+    let plain = |source: &Source| {
+        let (checked, diagnostics) = check_text(source);
+        Checked { checked, diagnostics, substituted: None }
+    };
+    if !source.text.contains("${") {
+        return plain(source);
+    }
+    let Ok(parsed) = parse::parse(source) else { return plain(source) };
+    let (found, errors) = substitute::find(&parsed);
+    if !errors.is_empty() {
+        return Checked { checked: None, diagnostics: errors, substituted: None };
+    }
+    if found.strings.is_empty() {
+        return plain(source);
+    }
+    let vars = inputs.vars.over(&found.file_vars);
+    let known = |name: &str| vars.get(name).map(|v| v.value.clone());
+    let unknown: Vec<bool> =
+        found.strings.iter().map(|s| vars::value(&s.pieces, &known).is_err()).collect();
+    // Read with the values, or stand-ins.
+    let run = |fill: substitute::Fill| {
+        let s = substitute::fill(source, &found, &inputs.vars, fill);
+        let (checked, mut diagnostics) = check_text(&s.source);
+        for d in &mut diagnostics {
+            s.back_diagnostic(d);
+        }
+        (s, checked, diagnostics)
+    };
+    let (a, _, found_a) = run(substitute::Fill::Check(0));
+    let found_b =
+        if unknown.iter().any(|u| *u) { run(substitute::Fill::Check(1)).2 } else { vec![] };
+    let mut diagnostics = vec![];
+    let mut waited: Vec<usize> = vec![];
+    for d in found_a {
+        let at = d.span.as_ref().and_then(|s| a.string_at(s));
+        match at {
+            Some(i) if unknown[i] => {
+                // A finding about the fixed text of a string stands whatever the value; one that
+                // changes with the stand-in waits for the value.
+                let fixed =
+                    found.strings[i].pieces.iter().any(|p| matches!(p, vars::Piece::Text(_)));
+                let again = found_b.iter().any(|b| b.code() == d.code() && b.span == d.span);
+                if fixed && again {
+                    diagnostics.push(d);
+                } else if !waited.contains(&i) {
+                    waited.push(i);
+                }
+            }
+            _ => diagnostics.push(d),
+        }
+    }
+    // Read to be written: what lhc cannot write without a value.
+    let (w, checked, found_w) = run(substitute::Fill::Write { render: inputs.render });
+    let field = |i: usize| found.strings[i].pointer.trim_start_matches('/').replace('/', ".");
+    let names =
+        |list: &[String]| list.iter().map(|n| format!("`${{{n}}}`")).collect::<Vec<_>>().join(", ");
+    // A string kept as written that the checks refuse needs a value. (One that holds Flux's
+    // tokens was checked above with its values or stand-ins; what the checks say of the tokens
+    // themselves says nothing.)
+    let mut needs: Vec<usize> = vec![];
+    for d in found_w.iter().filter(|d| d.is_error()) {
+        if let Some(i) = d.span.as_ref().and_then(|s| w.string_at(s)) {
+            if w.filled[i].0 == substitute::Filled::AsWritten && !needs.contains(&i) {
+                needs.push(i);
+            }
+        }
+    }
+    for (i, (how, missing)) in w.filled.iter().enumerate() {
+        let s = &found.strings[i];
+        let secret = missing.iter().any(|n| vars.get(n).is_some_and(vars::Var::secret));
+        let why = if secret {
+            "its value comes from a Secret, and lhc never writes a Secret's value into a file"
+                .to_string()
+        } else if inputs.render {
+            "lhc render substitutes every variable, and was given no value for it".into()
+        } else if found.flux {
+            "lhc uses this field itself, so Flux cannot substitute it".into()
+        } else {
+            "nothing substitutes it: only Flux does, with `[gitops] mode = \"flux\"`".into()
+        };
+        let needed = needs.contains(&i) || (inputs.render && *how == substitute::Filled::AsWritten);
+        if needed || (secret && *how == substitute::Filled::AsWritten) {
+            waited.retain(|w| *w != i);
+            diagnostics.retain(|d| d.span.as_ref().is_none_or(|sp| a.string_at(sp) != Some(i)));
+            let list = if missing.is_empty() { s.names.clone() } else { missing.clone() };
+            diagnostics.push(
+                Diagnostic::error(
+                    Message::VariableNeedsValue { field: field(i), names: names(&list), why },
+                    s.span.clone(),
+                )
+                .with_help("give it a value in `[variables]`, with `--var NAME=VALUE` or `--vars FILE` (a ConfigMap, a Secret or KEY=VALUE lines), or write the text itself"),
+            );
+        } else if *how == substitute::Filled::AsWritten {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Message::UnresolvedVariable { field: field(i), names: names(missing) },
+                    s.span.clone(),
+                )
+                .with_help(format!(
+                    "give it a value (`[variables]`, `--var`, `--vars`) for lhc to substitute, or write {:?} for the text itself; {why}",
+                    s.raw.replace("${", "$${")
+                )),
+            );
+            waited.retain(|w| *w != i);
+        }
+    }
+    // Every string lhc had no value for: its checks waited (those that depend on it).
+    for (i, u) in unknown.iter().enumerate() {
+        let needed = diagnostics.iter().any(|d| {
+            d.code() == "variable-needs-value" && d.span.as_ref() == Some(&found.strings[i].span)
+        });
+        let unresolved = w.filled[i].0 == substitute::Filled::AsWritten;
+        if *u && !needed && !unresolved && !waited.contains(&i) {
+            waited.push(i);
+        }
+    }
+    if !waited.is_empty() {
+        waited.sort_unstable();
+        let checks: Vec<String> = waited.iter().map(|i| format!("`{}`", field(*i))).collect();
+        let mut missing: Vec<String> = vec![];
+        for i in &waited {
+            for n in &found.strings[*i].names {
+                if vars.get(n).is_none() && !missing.contains(n) {
+                    missing.push(n.clone());
+                }
+            }
+        }
+        let first = found.strings[waited[0]].span.clone();
+        diagnostics.push(
+            Diagnostic::note(
+                Message::VariablesUnchecked { checks: and_list(&checks), names: names(&missing) },
+                first,
+            )
+            .with_help("lhc checked the text around them; give their values in `[variables]`, with `--var` or with `--vars` to check the rest"),
+        );
+    }
+    // No value of a Secret is ever shown.
+    for d in &mut diagnostics {
+        redact(d, &vars);
+    }
+    diagnostic::sort(&mut diagnostics);
+    Checked { checked, diagnostics, substituted: Some(w) }
+}
+
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A diagnostic with every Secret value replaced by its variable.
+fn redact(d: &mut Diagnostic, vars: &vars::Variables) {
+    if !vars.values.values().any(vars::Var::secret) {
+        return;
+    }
+    for (name, v) in vars.values.iter().filter(|(_, v)| v.secret() && !v.value.is_empty()) {
+        d.hidden.push((v.value.clone(), format!("${{{name}}}")));
+    }
+    d.hidden.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
+    d.help = d.help.as_deref().map(|h| vars.redact(h));
+    d.note = d.note.as_deref().map(|n| vars.redact(n));
+    for l in &mut d.labels {
+        l.text = vars.redact(&l.text);
+    }
+}
+
 /// Checks a cluster file without rendering anything (`lhc check`).
 pub fn check_only(source: &Source) -> Compiled {
-    let (checked, diagnostics) = check(source);
-    let cluster = checked.map(|(f, _)| (f.cluster.name.to_string(), f.cluster.name.span.clone()));
-    Compiled { diagnostics, cluster, output: None }
+    check_only_with(source, &Inputs::default())
+}
+
+/// [`check_only`] with the values of Flux's variables.
+pub fn check_only_with(source: &Source, inputs: &Inputs) -> Compiled {
+    let c = check_with(source, inputs);
+    let back = |span: &source::Span| c.substituted.as_ref().map_or(span.clone(), |s| s.back(span));
+    let cluster = c.checked.map(|(f, _)| (f.cluster.name.to_string(), back(&f.cluster.name.span)));
+    Compiled { diagnostics: c.diagnostics, cluster, output: None }
 }
 
 /// Compiles a cluster file into its plan and output tree.
 pub fn compile(source: &Source, origin: Origin) -> Compiled {
-    let mut compiled = plan_only(source, origin);
+    compile_with(source, origin, &Inputs::default())
+}
+
+/// [`compile`] with the values of Flux's variables: files that Flux applies keep the
+/// variables of the fields that pass through ([`substitute`]), and say which they need.
+pub fn compile_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compiled {
+    let mut compiled = plan_only_with(source, origin, inputs);
     if let Some(output) = compiled.output.as_mut() {
         match render::tree(&output.plan) {
-            Ok(tree) => output.tree = tree,
+            Ok(tree) => {
+                output.tree = match &output.substituted {
+                    Some(s) => tree
+                        .into_iter()
+                        .map(|(p, t)| {
+                            let t = restore(s, &p, &t);
+                            (p, t)
+                        })
+                        .collect(),
+                    None => tree,
+                }
+            }
             Err(e) => {
                 compiled
                     .diagnostics
@@ -128,14 +352,62 @@ pub fn compile(source: &Source, origin: Origin) -> Compiled {
     compiled
 }
 
+/// A written file with its tokens turned back into Flux's variables, and a header line naming
+/// them.
+fn restore(s: &substitute::Substituted, path: &str, text: &str) -> String {
+    if !s.has_token(text) {
+        return text.to_string();
+    }
+    let mut names: Vec<String> = vec![];
+    for (token, expr) in &s.tokens {
+        if text.contains(token.as_str()) {
+            if let Ok(pieces) = vars::scan(expr) {
+                for n in vars::names(&pieces) {
+                    if !names.contains(&n) {
+                        names.push(n);
+                    }
+                }
+            }
+        }
+    }
+    names.sort();
+    let restored = s.restore(text);
+    if names.is_empty() {
+        return restored;
+    }
+    let list = names.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ");
+    let line = if path.ends_with("/longhorn-values.yaml") {
+        format!(
+            "#\n# The values hold Flux's variables {list}: Flux substitutes them in gitops/; to install with\n# helm, substitute them first (`flux envsubst --strict < longhorn-values.yaml`).\n"
+        )
+    } else {
+        format!(
+            "#\n# Flux substitutes {list} in this file: the Flux Kustomization that applies it must define\n# them (postBuild.substitute or substituteFrom).\n"
+        )
+    };
+    // After the two lines of the header every generated file starts with.
+    match restored.match_indices('\n').nth(1) {
+        Some((i, _)) if restored.starts_with("# Generated by lhc") => {
+            format!("{}{line}{}", &restored[..=i], &restored[i + 1..])
+        }
+        _ => restored,
+    }
+}
+
 /// Checks and plans a cluster file without rendering it: what `check` needs to compare with a
 /// previous build. The output's tree is empty; [`render::tree`] makes it when it is needed.
 pub fn plan_only(source: &Source, origin: Origin) -> Compiled {
-    let (checked, diagnostics) = check(source);
+    plan_only_with(source, origin, &Inputs::default())
+}
+
+/// [`plan_only`] with the values of Flux's variables.
+pub fn plan_only_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compiled {
+    let Checked { checked, diagnostics, substituted } = check_with(source, inputs);
+    let back = |span: &source::Span| substituted.as_ref().map_or(span.clone(), |s| s.back(span));
     let Some((file, resolved)) = checked else {
         return Compiled { diagnostics, cluster: None, output: None };
     };
-    let cluster = Some((file.cluster.name.to_string(), file.cluster.name.span.clone()));
+    let cluster = Some((file.cluster.name.to_string(), back(&file.cluster.name.span)));
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Compiled { diagnostics, cluster, output: None };
     }
@@ -146,10 +418,23 @@ pub fn plan_only(source: &Source, origin: Origin) -> Compiled {
         return Compiled { diagnostics, cluster, output: None };
     }
     let mut diagnostics = diagnostics;
-    if let Some(d) = plan::gitops::path_check(&file, &origin) {
+    if let Some(mut d) = plan::gitops::path_check(&file, &origin) {
+        if let Some(s) = &substituted {
+            s.back_diagnostic(&mut d);
+        }
         diagnostics.push(d);
         diagnostic::sort(&mut diagnostics);
     }
-    let plan = plan::plan(&file, &resolved, origin);
-    Compiled { diagnostics, cluster, output: Some(Output { plan, tree: Tree::new() }) }
+    let flux_vars = |text: &str| substituted.as_ref().is_some_and(|s| s.has_token(text));
+    let mut plan = plan::plan(&file, &resolved, origin, &flux_vars);
+    if let Some(s) = substituted.as_ref().filter(|s| !s.tokens.is_empty()) {
+        // The facts `diff` compares hold the variables as written, as the files do.
+        if let Ok(json) = serde_json::to_string(&plan.facts) {
+            if let Ok(facts) = serde_json::from_str(&s.restore(&json)) {
+                plan.facts = facts;
+            }
+        }
+    }
+    let output = Output { plan, tree: Tree::new(), substituted };
+    Compiled { diagnostics, cluster, output: Some(output) }
 }

@@ -85,6 +85,19 @@ impl UpgradeArgs {
     }
 }
 
+/// The values of Flux's variables (`${VAR}` in the cluster file's strings), for the checks and
+/// for what lhc substitutes itself.
+#[derive(Args, Clone)]
+struct VarArgs {
+    /// A variable's value (repeatable); wins over `--vars` and the file's `[variables]`.
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    var: Vec<String>,
+    /// A Flux substituteFrom ConfigMap or Secret manifest, or a file of KEY=VALUE lines
+    /// (repeatable; later ones win). A Secret's values are never printed.
+    #[arg(long = "vars", value_name = "FILE")]
+    vars: Vec<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse and validate cluster files; print every diagnostic.
@@ -98,6 +111,8 @@ enum Command {
         output: Option<PathBuf>,
         #[command(flatten)]
         upgrade: UpgradeArgs,
+        #[command(flatten)]
+        vars: VarArgs,
     },
     /// Compile cluster files and write the output tree (all or nothing).
     Build {
@@ -115,6 +130,8 @@ enum Command {
         force: bool,
         #[command(flatten)]
         upgrade: UpgradeArgs,
+        #[command(flatten)]
+        vars: VarArgs,
     },
     /// Show what `build` would change in the output tree, and what the change means.
     Diff {
@@ -130,6 +147,8 @@ enum Command {
         exit_code_style: ExitCodeStyle,
         #[command(flatten)]
         upgrade: UpgradeArgs,
+        #[command(flatten)]
+        vars: VarArgs,
     },
     /// Print the Kubernetes manifests of one cluster as a YAML stream on stdout, and nothing
     /// else (for an Argo CD plugin, or `| kubectl apply -f -`). Under Argo CD it reads
@@ -143,6 +162,8 @@ enum Command {
         /// $ARGOCD_ENV_LHC_CHART).
         #[arg(long)]
         chart: bool,
+        #[command(flatten)]
+        vars: VarArgs,
     },
     /// Read benchmark logs (dbench, kbench, kubestr, fio JSON, lhc's Jobs) and compare classes.
     Report {
@@ -178,6 +199,8 @@ enum Command {
         /// exact).
         #[arg(long)]
         exact: bool,
+        #[command(flatten)]
+        vars: VarArgs,
     },
     /// Write a cluster file from an existing Longhorn installation: Helm values, a Flux
     /// HelmRelease (with the ConfigMaps its `valuesFrom` names), an Argo CD Application,
@@ -258,33 +281,61 @@ fn main() -> ExitCode {
         color: color_for(std::io::stderr().is_terminal()),
         color_out: color_for(std::io::stdout().is_terminal()),
     };
+    let variables = |v: &VarArgs| commands::vars::load(&ui, &v.var, &v.vars);
+    let inputs = |v: &VarArgs| variables(v).map(|vars| lhc::Inputs { vars, render: false });
     let outcome = match cli.command {
-        Command::Check { files, output, upgrade } => {
-            commands::check::run(&ui, &files, output.as_deref(), &upgrade.options())
+        Command::Check { files, output, upgrade, vars } => match inputs(&vars) {
+            Ok(i) => commands::check::run(&ui, &files, output.as_deref(), &upgrade.options(), &i),
+            Err(o) => o,
+        },
+        Command::Build { files, output, check: true, upgrade, vars, .. } => match inputs(&vars) {
+            Ok(i) => commands::build::check(&ui, &files, output.as_deref(), &upgrade.options(), &i),
+            Err(o) => o,
+        },
+        Command::Build { files, output, check: false, force, upgrade, vars } => {
+            match inputs(&vars) {
+                Ok(i) => commands::build::run(
+                    &ui,
+                    &files,
+                    output.as_deref(),
+                    force,
+                    &upgrade.options(),
+                    &i,
+                ),
+                Err(o) => o,
+            }
         }
-        Command::Build { files, output, check: true, upgrade, .. } => {
-            commands::build::check(&ui, &files, output.as_deref(), &upgrade.options())
-        }
-        Command::Build { files, output, check: false, force, upgrade } => {
-            commands::build::run(&ui, &files, output.as_deref(), force, &upgrade.options())
-        }
-        Command::Diff { files, output, exit_code_style, upgrade } => {
+        Command::Diff { files, output, exit_code_style, upgrade, vars } => {
             let style = match exit_code_style {
                 ExitCodeStyle::Kubectl => commands::diff::ExitCodeStyle::Kubectl,
                 ExitCodeStyle::Terraform => commands::diff::ExitCodeStyle::Terraform,
             };
-            commands::diff::run(&ui, &files, output.as_deref(), style, &upgrade.options())
+            match inputs(&vars) {
+                Ok(i) => commands::diff::run(
+                    &ui,
+                    &files,
+                    output.as_deref(),
+                    style,
+                    &upgrade.options(),
+                    &i,
+                ),
+                Err(o) => o,
+            }
         }
-        Command::Render { file, chart } => commands::render::run(
-            &ui,
-            commands::render::Options {
-                file,
-                chart,
-                env_file: std::env::var_os("ARGOCD_ENV_LHC_FILE").map(PathBuf::from),
-                env_chart: std::env::var("ARGOCD_ENV_LHC_CHART").ok(),
-                kube_version: std::env::var("KUBE_VERSION").ok(),
-            },
-        ),
+        Command::Render { file, chart, vars } => match variables(&vars) {
+            Ok(vars) => commands::render::run(
+                &ui,
+                commands::render::Options {
+                    file,
+                    chart,
+                    env_file: std::env::var_os("ARGOCD_ENV_LHC_FILE").map(PathBuf::from),
+                    env_chart: std::env::var("ARGOCD_ENV_LHC_CHART").ok(),
+                    kube_version: std::env::var("KUBE_VERSION").ok(),
+                    vars,
+                },
+            ),
+            Err(o) => o,
+        },
         Command::Report { files, format, svg, baseline, label } => commands::report::run(
             &ui,
             commands::report::Options {
@@ -304,27 +355,31 @@ fn main() -> ExitCode {
                 labels: &label,
             },
         ),
-        Command::Plan { files, format, svg, exact } => commands::plan::run(
-            &ui,
-            commands::plan::Options {
-                files: &files,
-                format: match format.unwrap_or(if machine {
-                    PlanFormat::Json
-                } else {
-                    PlanFormat::Table
-                }) {
-                    PlanFormat::Table => commands::plan::Format::Table,
-                    PlanFormat::Markdown => commands::plan::Format::Markdown,
-                    PlanFormat::Json => commands::plan::Format::Json,
+        Command::Plan { files, format, svg, exact, vars } => match variables(&vars) {
+            Err(o) => o,
+            Ok(vars) => commands::plan::run(
+                &ui,
+                commands::plan::Options {
+                    files: &files,
+                    format: match format.unwrap_or(if machine {
+                        PlanFormat::Json
+                    } else {
+                        PlanFormat::Table
+                    }) {
+                        PlanFormat::Table => commands::plan::Format::Table,
+                        PlanFormat::Markdown => commands::plan::Format::Markdown,
+                        PlanFormat::Json => commands::plan::Format::Json,
+                    },
+                    svg: svg.as_deref(),
+                    sizes: if exact {
+                        lhc::capacity::Sizes::Exact
+                    } else {
+                        lhc::capacity::Sizes::Rounded
+                    },
+                    vars,
                 },
-                svg: svg.as_deref(),
-                sizes: if exact {
-                    lhc::capacity::Sizes::Exact
-                } else {
-                    lhc::capacity::Sizes::Rounded
-                },
-            },
-        ),
+            ),
+        },
         Command::Import { files, output, name, chart_version, check, force } => {
             commands::import::run(
                 &ui,

@@ -124,6 +124,15 @@ pub const CHART_VERSION: Shape = Shape {
     stricter: None,
 };
 
+pub const FLUX_VARIABLE: Shape = Shape {
+    name: "flux-variable",
+    pattern: "^[_A-Za-z][_A-Za-z0-9]*$",
+    matches: flux_variable_shape,
+    max_len: None,
+    expected: "a Flux variable name (letters, digits and `_`, not starting with a digit)",
+    stricter: None,
+};
+
 pub const BACKUP_TARGET: Shape = Shape {
     name: "backup-target",
     pattern: "^(s3|nfs|cifs|azblob)://.+",
@@ -187,6 +196,7 @@ pub const SHAPES: &[Shape] = &[
     KUBERNETES_VERSION,
     CHART_VERSION,
     BACKUP_TARGET,
+    FLUX_VARIABLE,
     DURATION,
     DISK_PATH,
     TAINT,
@@ -301,6 +311,12 @@ fn kubernetes_version_shape(s: &str) -> bool {
 }
 
 /// `[0-9]+\.[0-9]+\.[0-9]+`
+/// `[_A-Za-z][_A-Za-z0-9]*` (kustomize-controller's `^[_[:alpha:]][_[:alpha:][:digit:]]*$`).
+fn flux_variable_shape(s: &str) -> bool {
+    s.bytes().next().is_some_and(|c| c == b'_' || c.is_ascii_alphabetic())
+        && all_bytes(s, |c| c == b'_' || c.is_ascii_alphanumeric())
+}
+
 fn chart_version_shape(s: &str) -> bool {
     let parts: Vec<&str> = s.split('.').collect();
     parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && all_bytes(p, |c| c.is_ascii_digit()))

@@ -16,8 +16,9 @@ pub(crate) fn compile(
     ui: &Ui,
     files: &[PathBuf],
     out: Option<&Path>,
+    inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, Outcome> {
-    units::compile_all(files, out, Mode::Compile).map_err(|d| Outcome::fail(ui, *d, FAILED))
+    units::compile_all(files, out, Mode::Compile, inputs).map_err(|d| Outcome::fail(ui, *d, FAILED))
 }
 
 /// What building every compiled unit would do to its output folder.
@@ -35,8 +36,9 @@ pub fn run(
     out: Option<&Path>,
     force: bool,
     options: &Options,
+    inputs: &crate::Inputs,
 ) -> Outcome {
-    let units = match compile(ui, files, out) {
+    let units = match compile(ui, files, out, inputs) {
         Ok(u) => u,
         Err(o) => return o,
     };
@@ -191,8 +193,14 @@ fn written(ui: &Ui, c: &Changes) -> String {
 
 /// `build --check`: 0 up to date, 1 stale (with the diff) or a change `build` would refuse,
 /// 2 error.
-pub fn check(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) -> Outcome {
-    let (mut outcome, diffs) = match super::diff::compare(ui, files, out, options) {
+pub fn check(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+    options: &Options,
+    inputs: &crate::Inputs,
+) -> Outcome {
+    let (mut outcome, diffs) = match super::diff::compare(ui, files, out, options, inputs) {
         Ok(x) => x,
         Err(o) => return o,
     };

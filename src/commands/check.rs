@@ -9,9 +9,15 @@ use super::{FAILED, INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::Options;
 
-pub fn run(ui: &Ui, files: &[PathBuf], out: Option<&Path>, options: &Options) -> Outcome {
+pub fn run(
+    ui: &Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+    options: &Options,
+    inputs: &crate::Inputs,
+) -> Outcome {
     // The upgrade checks need the plan: every file is planned.
-    let units = match units::compile_all(files, out, Mode::Plan) {
+    let units = match units::compile_all(files, out, Mode::Plan, inputs) {
         Ok(u) => u,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
     };

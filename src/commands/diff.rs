@@ -22,8 +22,9 @@ pub(crate) fn compare(
     files: &[PathBuf],
     out: Option<&Path>,
     options: &Options,
+    inputs: &crate::Inputs,
 ) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
-    let units = super::build::compile(ui, files, out)?;
+    let units = super::build::compile(ui, files, out, inputs)?;
     let mut outcome = Outcome::default();
     if super::report_units(&mut outcome, ui, &units, false) {
         outcome.code = super::FAILED;
@@ -59,12 +60,13 @@ pub fn run(
     out: Option<&Path>,
     style: ExitCodeStyle,
     options: &Options,
+    inputs: &crate::Inputs,
 ) -> Outcome {
     let (same, changed, failed) = match style {
         ExitCodeStyle::Kubectl => (0, 1, 2),
         ExitCodeStyle::Terraform => (0, 2, 1),
     };
-    let (mut outcome, diffs) = match compare(ui, files, out, options) {
+    let (mut outcome, diffs) = match compare(ui, files, out, options, inputs) {
         Ok(x) => x,
         Err(mut o) => {
             o.code = failed;

@@ -29,6 +29,8 @@ pub struct Options<'a> {
     pub svg: Option<&'a Path>,
     /// Sizes in the table and Markdown: rounded, or with their bytes (JSON is always exact).
     pub sizes: Sizes,
+    /// The values of Flux's variables (`--var`, `--vars`).
+    pub vars: crate::vars::Variables,
 }
 
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
@@ -235,7 +237,13 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     for (source, invalid) in sources {
         let (checked, mut diagnostics) = match invalid {
             Some(d) => (None, vec![d]),
-            None => crate::check(&source),
+            None => {
+                let c = crate::check_with(
+                    &source,
+                    &crate::Inputs { vars: o.vars.clone(), render: false },
+                );
+                (c.checked, c.diagnostics)
+            }
         };
         let plan = match checked {
             Some((file, resolved)) if !diagnostics.iter().any(blocks) => {

@@ -23,6 +23,8 @@ pub struct Options {
     pub env_chart: Option<String>,
     /// `KUBE_VERSION`, the destination's Kubernetes version as Argo CD tells a plugin.
     pub kube_version: Option<String>,
+    /// The values of Flux's variables (`--var`, `--vars`): render substitutes every one.
+    pub vars: crate::vars::Variables,
 }
 
 /// A yes from an environment variable: `true`, `yes`, `1`, `on`.
@@ -67,7 +69,9 @@ pub fn run(ui: &Ui, options: Options) -> Outcome {
         },
     };
     let chart = options.chart || options.env_chart.as_deref().is_some_and(yes);
-    let units = match units::compile_all(std::slice::from_ref(&file), None, Mode::Compile) {
+    let inputs = crate::Inputs { vars: options.vars.clone(), render: true };
+    let units = match units::compile_all(std::slice::from_ref(&file), None, Mode::Compile, &inputs)
+    {
         Ok(u) => u,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
     };

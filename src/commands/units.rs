@@ -3,10 +3,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::Compiled;
 use crate::diagnostic::{Diagnostic, Message};
 use crate::plan::Origin;
 use crate::source::Source;
-use crate::{Compiled, compile};
 
 /// One input file and what compiling it gave.
 #[derive(Debug)]
@@ -35,6 +35,7 @@ pub fn compile_all(
     paths: &[PathBuf],
     out: Option<&Path>,
     mode: Mode,
+    inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, Box<Diagnostic>> {
     let mut units = vec![];
     for path in paths {
@@ -43,9 +44,9 @@ pub fn compile_all(
         let compiled = match invalid {
             Some(d) => Compiled { diagnostics: vec![d], cluster: None, output: None },
             None => match mode {
-                Mode::Check => crate::check_only(&source),
-                Mode::Plan => crate::plan_only(&source, origin(path, &folder)),
-                Mode::Compile => compile(&source, origin(path, &folder)),
+                Mode::Check => crate::check_only_with(&source, inputs),
+                Mode::Plan => crate::plan_only_with(&source, origin(path, &folder), inputs),
+                Mode::Compile => crate::compile_with(&source, origin(path, &folder), inputs),
             },
         };
         units.push(Unit { source, compiled, out: folder });

@@ -45,7 +45,7 @@ pub fn human(diagnostics: &[Diagnostic], source: Option<&Source>, color: bool) -
 fn without_source(d: &Diagnostic, color: bool) -> String {
     let head =
         paint(level_style(d.severity), &format!("{}[{}]", d.severity.as_str(), d.code()), color);
-    let message = paint(Style::new().bold(), &format!(": {}", d.message), color);
+    let message = paint(Style::new().bold(), &format!(": {}", d.text()), color);
     let mut text = format!("{head}{message}");
     if let Some(help) = &d.help {
         text.push_str(&format!("\n  = help: {help}"));
@@ -64,7 +64,7 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
         Severity::Warning => Level::WARNING,
         Severity::Note => Level::NOTE,
     };
-    let text = d.message.to_string();
+    let text = d.text();
     let title = level.primary_title(text.as_str()).id(d.code());
     let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));
     let longest = spans.map(|s| longest_line(source, s)).max().unwrap_or(0);
@@ -179,7 +179,7 @@ pub fn json(diagnostics: &[Diagnostic], source: Option<&Source>) -> String {
         let record = JsonDiagnostic {
             severity: d.severity,
             code: d.code(),
-            message: d.message.to_string(),
+            message: d.text(),
             file: source.map(Source::name),
             line: start.map(|p| p.line),
             column: start.map(|p| p.column),

@@ -581,7 +581,7 @@ pub fn report_json(diffs: &[ClusterDiff]) -> String {
                 .map(|w| JsonWarning {
                     code: w.code(),
                     severity: w.severity,
-                    message: w.message.to_string(),
+                    message: w.text(),
                     help: w.help.clone().unwrap_or_default(),
                 })
                 .collect(),

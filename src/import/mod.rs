@@ -1290,7 +1290,7 @@ fn comment_lines(d: &Diagnostic, at: Option<String>) -> Vec<String> {
         "{}[{}]: {}{}",
         d.severity.as_str(),
         d.code(),
-        d.message,
+        d.text(),
         at.map(|a| format!(" ({a})")).unwrap_or_default()
     )];
     if let Some(help) = &d.help {

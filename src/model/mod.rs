@@ -190,6 +190,10 @@ shaped_string!(
     ReservedSpace = names::RESERVED
 );
 shaped_string!(
+    /// The name of a Flux post-build variable.
+    VariableName = names::FLUX_VARIABLE
+);
+shaped_string!(
     /// An absolute path on the node.
     AbsPath = names::ABSOLUTE_PATH
 );
@@ -279,4 +283,11 @@ pub struct ClusterFile {
     /// could not be rebuilt after losing a node; `lhc plan` shows where they go.
     #[serde(default, rename = "volume")]
     pub volumes: Vec<Spanned<Volume>>,
+
+    /// Values of Flux's post-build variables (`${SECRET_DOMAIN}` in a string), for lhc's checks
+    /// only: with `[gitops] mode = "flux"` lhc writes the variables through for Flux to
+    /// substitute, and elsewhere substitutes these values itself. `--var` and `--vars` win over
+    /// them. Never a secret: a Secret's values belong in `--vars` of the Secret's manifest.
+    #[serde(default)]
+    pub variables: BTreeMap<Spanned<VariableName>, Spanned<String>>,
 }

@@ -23,6 +23,9 @@ pub struct GitopsPlan {
     pub argocd_project: String,
     /// Labels the Longhorn namespace needs on the cluster's distribution.
     pub namespace_labels: Vec<(String, String)>,
+    /// Whether the values hold Flux's variables, for Flux to substitute (else the HelmRelease
+    /// turns substitution off: setting values are data).
+    pub substitute: bool,
 }
 
 /// `gitops/<mode>.yaml`: the objects that install the chart, with the values inline, and (for
@@ -89,5 +92,6 @@ pub fn plan(
             .to_string(),
         argocd_project: g.map_or(defaults::ARGOCD_PROJECT, |g| g.argocd_project()).to_string(),
         namespace_labels: namespace_labels.to_vec(),
+        substitute: false,
     }
 }

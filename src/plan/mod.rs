@@ -236,7 +236,14 @@ pub struct DiskConfig {
 /// The first Longhorn release whose disks have `diskDriver`.
 const DISK_DRIVER_SINCE: crate::knowledge::Minor = crate::knowledge::Minor(1, 7);
 
-pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
+/// `flux_vars` tells a text that holds Flux's variables (as [`crate::substitute`] filled them
+/// in), for the objects that must then let Flux substitute.
+pub fn plan(
+    file: &ClusterFile,
+    resolved: &Resolved,
+    origin: Origin,
+    flux_vars: &dyn Fn(&str) -> bool,
+) -> Plan {
     let cluster = file.cluster.name.to_string();
     let release = resolved.release;
     let longhorn = release.map(|r| {
@@ -295,7 +302,8 @@ pub fn plan(file: &ClusterFile, resolved: &Resolved, origin: Origin) -> Plan {
     let chart =
         longhorn.as_ref().map(|l| gitops::plan(file, l, &origin.out_path, &namespace_labels));
     if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {
-        let plan = gitops::plan(file, l, &origin.out_path, &namespace_labels);
+        let mut plan = gitops::plan(file, l, &origin.out_path, &namespace_labels);
+        plan.substitute = flux_vars(&l.body(0));
         let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
         let name = format!("{}.yaml", plan.mode.as_str());
         files.insert(

@@ -15,11 +15,13 @@ const ORDER: &[&str] = &[
     "grid",
     "diagnostic",
     "yaml",
+    "vars",
     "model",
     "knowledge",
     "capacity",
     "profiles",
     "parse",
+    "substitute",
     "schema",
     "check",
     "plan",
@@ -33,8 +35,21 @@ const ORDER: &[&str] = &[
 ];
 
 /// `lib.rs` chains the stages (`lhc::compile`); only `import` and the commands use it.
-const ROOT_ITEMS: &[&str] =
-    &["", "check", "check_only", "compile", "plan_only", "Compiled", "Output"];
+const ROOT_ITEMS: &[&str] = &[
+    "",
+    "check",
+    "check_with",
+    "check_only",
+    "check_only_with",
+    "compile",
+    "compile_with",
+    "plan_only",
+    "plan_only_with",
+    "Compiled",
+    "Output",
+    "Inputs",
+    "Checked",
+];
 
 /// Every `crate::<module>` a top-level module mentions, by module.
 fn imports() -> BTreeMap<String, Vec<(String, String)>> {

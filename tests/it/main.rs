@@ -13,6 +13,7 @@ mod cli;
 mod diagnostics;
 mod diff;
 mod first_week;
+mod flux_vars;
 mod fuzz;
 mod gitops;
 mod import;
