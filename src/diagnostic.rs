@@ -171,6 +171,10 @@ pub enum Message {
     DerivedSetting { key: String },
     #[error("lhc never writes `{key} = true`: {why}")]
     UnsafeSetting { key: String, why: &'static str },
+    #[error(
+        "`default_disks = \"every-node\"`, but pool `{pool}` declares disks, which Longhorn reads only on labelled nodes"
+    )]
+    DefaultDisks { pool: String },
     #[error("`{key}` is written by chart {version} under a name Longhorn does not know")]
     IgnoredSetting { key: String, version: String },
     #[error("setting `{key}` must be {expected}, found {found}")]
@@ -272,6 +276,8 @@ pub enum Message {
     NestedDiskPath { inner: String, outer: String },
     #[error("label `{key}` is managed by lhc")]
     ManagedLabel { key: String },
+    #[error("`{old}` is written `{new}` now")]
+    OldForm { old: String, new: String },
     #[error("{what} `{value}` is not a valid {kind}")]
     InvalidName { what: String, value: String, kind: String },
     #[error("{what} need Longhorn, and {why}")]
@@ -571,6 +577,7 @@ codes! {
     RemovedSetting => "removed-setting",
     DerivedSetting => "derived-setting",
     UnsafeSetting => "unsafe-setting",
+    DefaultDisks => "default-disks",
     IgnoredSetting => "ignored-setting",
     SettingType => "setting-type",
     SettingRange => "setting-range",
@@ -612,6 +619,7 @@ codes! {
     SharedFilesystem => "shared-filesystem",
     NestedDiskPath => "nested-disk-path",
     ManagedLabel => "managed-label",
+    OldForm => "old-form",
     InvalidName => "invalid-name",
     LonghornDisabled => "longhorn-disabled",
     PoolMembership => "pool-membership",

@@ -121,7 +121,7 @@ fn check_text(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>
         diagnostic::sort(&mut diagnostics);
         return (None, diagnostics);
     }
-    let file: model::ClusterFile = match toml_edit::de::from_document(parsed.document) {
+    let mut file: model::ClusterFile = match toml_edit::de::from_document(parsed.document) {
         Ok(f) => f,
         Err(e) => {
             // The schema admits only what the model reads; this is a bug, reported at the value.
@@ -129,7 +129,12 @@ fn check_text(source: &Source) -> (Option<(model::ClusterFile, check::Resolved)>
             return (None, vec![d]);
         }
     };
-    let (resolved, diagnostics) = check::check(&file, &parsed.index, knowledge);
+    let old_forms = model::legacy::upgrade(&mut file);
+    let (resolved, mut diagnostics) = check::check(&file, &parsed.index, knowledge);
+    if !old_forms.is_empty() {
+        diagnostics.extend(old_forms);
+        diagnostic::sort(&mut diagnostics);
+    }
     (Some((file, resolved)), diagnostics)
 }
 

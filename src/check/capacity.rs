@@ -10,7 +10,7 @@ use super::{DiskFacts, Resolved, bool_setting, int_setting};
 use crate::capacity::{Class, Cluster, Disk, DiskKind, Engine, Node, Settings, Volume};
 use crate::knowledge::hcloud::Catalogue;
 use crate::knowledge::longhorn::Release;
-use crate::model::{self, ClusterFile, Pool, Provider, defaults};
+use crate::model::{self, ClusterFile, DefaultDisks, Pool, Provider, defaults};
 use crate::quantity::{Bytes, Reserved};
 
 /// Longhorn's name for the setting that reserves space on default disks (and, from chart 1.8,
@@ -20,6 +20,9 @@ const DEFAULT_DISK_RESERVE: &str = "storageReservedPercentageForDefaultDisk";
 const DEFAULT_DISK_RESERVE_PERCENT: u64 = 30;
 /// The name lhc gives a node's default disk (Longhorn's is `default-disk-<fsid>`).
 pub const DEFAULT_DISK_NAME: &str = "default-disk";
+/// The name of the disks Longhorn gives nodes labelled outside lhc (`default_disks =
+/// "labelled-nodes"` where no pool declares disks): lhc cannot see them.
+pub const LABELLED_DISK_NAME: &str = "labelled-default-disk";
 
 /// What the capacity rules and `lhc plan` analyse.
 #[derive(Debug, Clone)]
@@ -214,7 +217,11 @@ pub(super) fn build(
         Reserved::Percent { numerator: u128::from(reserve_percent), scale: 0 }.of(size)
     };
     let declared = file.pools.iter().any(|p| !p.disks.is_empty());
-    let default_disk = (!declared).then(|| DefaultDisk {
+    // Only nodes labelled outside lhc get a disk: lhc knows none of them.
+    let labelled_only = !declared
+        && file.longhorn.as_ref().and_then(|l| l.default_disks.as_ref()).map(|d| d.value)
+            == Some(DefaultDisks::LabelledNodes);
+    let default_disk = (!declared && !labelled_only).then(|| DefaultDisk {
         path: file.longhorn.as_ref().map_or(defaults::DATA_PATH, |l| l.data_path()).to_string(),
         reserved_percent: reserve_percent,
     });
@@ -257,6 +264,12 @@ pub(super) fn build(
                     allow_scheduling: disk.allow_scheduling(),
                 });
             }
+        } else if labelled_only {
+            skipped.push(Skipped {
+                pool: pool.name.to_string(),
+                disk: LABELLED_DISK_NAME.into(),
+                nodes,
+            });
         } else {
             // The default disk sits on the root filesystem: its size is known only for an
             // hcloud server type (its local disk).

@@ -428,6 +428,24 @@ fn check_parameters(
         if let Some(t) = known.typed.get(k).or_else(|| {
             (k.eq_ignore_ascii_case("fstype")).then(|| known.typed.get("fsType")).flatten()
         }) {
+            if k == "recurringJobSelector"
+                && class.recurring_jobs.is_empty()
+                && class.recurring_job_groups.is_empty()
+            {
+                // What earlier lhc wrote as given, selecting jobs made outside this file
+                // (model::legacy reads it as the lists when the file has every job).
+                out.push(
+                    Diagnostic::warning(
+                        Message::OldForm {
+                            old: "parameters.recurringJobSelector".into(),
+                            new: "recurring_jobs` and `recurring_job_groups".into(),
+                        },
+                        key.span.clone(),
+                    )
+                    .with_help("lhc writes it as written, and cannot check the jobs it selects: they are not `[[recurring_job]]`s of this file; define them here and select them with `recurring_jobs` and `recurring_job_groups`"),
+                );
+                continue;
+            }
             out.push(
                 Diagnostic::error(
                     Message::TypedParameter { key: key.value.clone(), typed: t.key.clone() },

@@ -113,10 +113,19 @@ fn check_pool(
 
     for key in pool.labels.0.keys() {
         check_label_key(key, out);
-        if key.as_str() == ZONE_LABEL {
+        if key.as_str() == ZONE_LABEL && file.cluster.provider() == Provider::Hcloud {
+            // The form earlier lhc wrote as a label (model::legacy reads it as `zone` elsewhere).
+            out.push(
+                Diagnostic::warning(
+                    Message::OldForm { old: format!("labels.\"{ZONE_LABEL}\""), new: "location".into() },
+                    key.span.clone(),
+                )
+                .with_help("on hcloud the cloud controller manager sets this label to the server's datacenter and may overwrite yours, which lhc still writes as before; remove it, and give the pool its `location` (each location is one zone)"),
+            );
+        } else if key.as_str() == ZONE_LABEL {
             out.push(
                 Diagnostic::error(Message::ManagedLabel { key: key.value.clone() }, key.span.clone())
-                    .with_help("set the pool's `zone`: lhc writes the label from it and counts zones for the replica rule"),
+                    .with_help("set the pool's `zone` only: lhc writes the label from it and counts zones for the replica rule"),
             );
         }
     }

@@ -35,6 +35,7 @@ pub(super) fn check(
     check_cross(file, lh, release, written, out);
     check_backup(file, release, out);
     check_backup_target(file, release, out);
+    check_default_disks(file, out);
     if release.behaviour.all_or_nothing_settings {
         let note = format!(
             "Longhorn {} discards every customized setting when one entry is invalid",
@@ -776,6 +777,25 @@ fn check_cross(
 
 /// `[longhorn.backup]` as Longhorn reads it: the target URL (the setting `backup-target` before
 /// 1.8, the BackupTarget `default` from 1.8) and the poll interval.
+/// `default_disks = "every-node"` turns off what lhc's disk routes need: Longhorn reads a node's
+/// disk annotation only while `createDefaultDiskLabeledNodes` is true (longhorn-manager
+/// `KubernetesNodeController.syncDefaultDisks`).
+fn check_default_disks(file: &ClusterFile, out: &mut Vec<Diagnostic>) {
+    let Some(chosen) = file.longhorn.as_ref().and_then(|l| l.default_disks.as_ref()) else {
+        return;
+    };
+    if chosen.value != crate::model::DefaultDisks::EveryNode {
+        return;
+    }
+    if let Some(pool) = file.pools.iter().find(|p| !p.disks.is_empty()) {
+        out.push(
+            Diagnostic::error(Message::DefaultDisks { pool: pool.name.to_string() }, chosen.span.clone())
+                .with_label(pool.name.span.clone(), "declares disks")
+                .with_help("remove `default_disks` (lhc then sets createDefaultDiskLabeledNodes itself), or the pools' `[[pool.disk]]`s"),
+        );
+    }
+}
+
 fn check_backup_target(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
     let Some(backup) = file.longhorn.as_ref().and_then(|l| l.backup.as_ref()) else { return };
     let store = release.behaviour.default_backup_store;

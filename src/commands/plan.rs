@@ -102,7 +102,14 @@ impl CapacityPlan {
                 d.path, d.reserved_percent
             ));
         }
-        for s in &c.skipped {
+        for s in c.skipped.iter().filter(|s| s.disk == crate::check::capacity::LABELLED_DISK_NAME) {
+            out.push(format!(
+                "Left out: the nodes of pool `{}` ({}): with `default_disks = \"labelled-nodes\"` and no `[[pool.disk]]`, Longhorn gives a disk only to nodes labelled node.longhorn.io/create-default-disk outside lhc, which lhc cannot see. Every figure below is without them, and the volume rules of `lhc check` are not applied.",
+                s.pool,
+                nodes(s.nodes)
+            ));
+        }
+        for s in c.skipped.iter().filter(|s| s.disk != crate::check::capacity::LABELLED_DISK_NAME) {
             let what = if s.disk == DEFAULT_DISK_NAME {
                 "the default disk".to_string()
             } else {

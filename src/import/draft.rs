@@ -144,6 +144,7 @@ pub(crate) enum Group {
     Persistence(&'static str),
     Backup,
     DataPath,
+    DefaultDisks,
     /// `node_selector`, `tolerations` or `priority_class` of `[longhorn.placement]`.
     Placement(&'static str),
     Ingress,

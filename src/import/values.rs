@@ -43,11 +43,8 @@ pub(crate) struct Mapped {
 }
 
 /// The values paths lhc writes itself, which import takes without a line.
-pub(crate) const DERIVED_PATHS: &[&str] = &[
-    "defaultSettings.createDefaultDiskLabeledNodes",
-    "preUpgradeChecker.jobEnabled",
-    "helmPreUpgradeCheckerJob.enabled",
-];
+pub(crate) const DERIVED_PATHS: &[&str] =
+    &["preUpgradeChecker.jobEnabled", "helmPreUpgradeCheckerJob.enabled"];
 
 pub(crate) struct Cx<'a> {
     pub knowledge: &'static Knowledge,
@@ -165,6 +162,7 @@ pub(crate) fn map(v: &Leaves, cx: &Cx<'_>, demoted: &BTreeSet<Group>) -> Mapped 
     }
     groups.push((Group::Backup, backup(v, cx, &settings)));
     groups.push((Group::DataPath, data_path(v, &settings, release)));
+    groups.push((Group::DefaultDisks, default_disks(v, &settings, release)));
     for aspect in ["node_selector", "tolerations", "priority_class"] {
         groups.push((Group::Placement(aspect), placement(v, release, &settings, aspect)));
     }
@@ -556,6 +554,27 @@ fn backup<'a>(
     for l in lines {
         t.line("longhorn.backup", l);
     }
+    Some(t)
+}
+
+/// `createDefaultDiskLabeledNodes` as `default_disks`: lhc derives it only when pools declare
+/// disks, and a team that labels its nodes by other means must keep it.
+fn default_disks<'a>(
+    v: &'a Leaves,
+    settings: &BTreeMap<String, (String, Leaf)>,
+    release: &'a Release,
+) -> Option<Take<'a>> {
+    let mut t = Take::new(v, release);
+    let (text, leaf) = settings.get("createDefaultDiskLabeledNodes")?;
+    let value = match crate::knowledge::longhorn::go_bool(text.trim())? {
+        true => crate::model::DefaultDisks::LabelledNodes,
+        false => crate::model::DefaultDisks::EveryNode,
+    };
+    t.take("defaultSettings.createDefaultDiskLabeledNodes");
+    t.line(
+        "longhorn",
+        Line::new("default_disks", Toml::str(value.as_str()), Some(leaf.at.clone())),
+    );
     Some(t)
 }
 

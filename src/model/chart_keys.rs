@@ -10,7 +10,7 @@ use crate::source::Span;
 pub const DERIVED: &[(&str, &str)] = &[
     (
         "defaultSettings.createDefaultDiskLabeledNodes",
-        "lhc sets it to true whenever a `[[pool.disk]]` is declared, and labels those nodes itself",
+        "lhc sets it to true whenever a `[[pool.disk]]` is declared, and labels those nodes itself; set `default_disks` in `[longhorn]` for the other cases",
     ),
     ("defaultSettings.defaultDataPath", "set `data_path` in `[longhorn]` instead"),
     (

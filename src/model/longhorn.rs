@@ -36,6 +36,13 @@ pub struct Longhorn {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::DATA_PATH))]
     pub data_path: Option<Spanned<AbsPath>>,
+    /// Which nodes Longhorn gives a disk (`defaultSettings.createDefaultDiskLabeledNodes`):
+    /// `"labelled-nodes"`, only nodes labelled `node.longhorn.io/create-default-disk` (lhc's
+    /// routes label the nodes of pools that declare disks; other nodes are labelled outside
+    /// lhc), or `"every-node"`, each node at `data_path`. Default: `"labelled-nodes"` when a pool
+    /// declares disks, else Longhorn's own (every node).
+    #[serde(default)]
+    pub default_disks: Option<Spanned<DefaultDisks>>,
     /// The chart's own `longhorn` StorageClass (`persistence.*`).
     #[serde(default)]
     pub default_class: Option<Spanned<DefaultClass>>,
@@ -289,6 +296,23 @@ impl SettingScalar {
             SettingScalar::Integer(i) => i.to_string(),
             SettingScalar::Float(f) => f.to_string(),
             SettingScalar::String(s) => s.clone(),
+        }
+    }
+}
+
+/// Which nodes get a Longhorn disk of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DefaultDisks {
+    LabelledNodes,
+    EveryNode,
+}
+
+impl DefaultDisks {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefaultDisks::LabelledNodes => "labelled-nodes",
+            DefaultDisks::EveryNode => "every-node",
         }
     }
 }

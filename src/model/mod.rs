@@ -10,6 +10,7 @@ mod class;
 mod cluster;
 pub mod defaults;
 mod gitops;
+pub mod legacy;
 mod longhorn;
 mod node_config;
 mod pool;

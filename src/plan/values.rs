@@ -239,12 +239,19 @@ pub fn tree(
     // defaultSettings: what lhc derives, the placement's settings, then what the file sets.
     let mut asked: Vec<(String, SettingValue, Option<String>)> = vec![];
     let with_disks = file.pools.iter().any(|p| !p.disks.is_empty());
-    if with_disks {
-        asked.push((
+    let chosen = table.and_then(|l| l.default_disks.as_ref()).map(|d| d.value);
+    match (with_disks, chosen) {
+        (true, _) => asked.push((
             "createDefaultDiskLabeledNodes".into(),
             SettingValue::Bool(true),
             Some("lhc: only nodes labelled by nodes.sh get disks".into()),
-        ));
+        )),
+        (false, Some(d)) => asked.push((
+            "createDefaultDiskLabeledNodes".into(),
+            SettingValue::Bool(d == crate::model::DefaultDisks::LabelledNodes),
+            Some(format!("lhc: [longhorn] default_disks = \"{}\"", d.as_str())),
+        )),
+        (false, None) => {}
     }
     let data_path = table.map_or(defaults::DATA_PATH, |l| l.data_path()).to_string();
     asked.push((

@@ -10,6 +10,7 @@ mod benchmarks;
 mod cases;
 mod chart;
 mod cli;
+mod compat;
 mod diagnostics;
 mod diff;
 mod first_week;

@@ -374,13 +374,18 @@ fn names_parameters_and_limits_as_longhorn_takes_them() {
 }
 
 #[test]
-fn a_hand_written_selector_is_refused_and_jobs_need_longhorn() {
+fn a_hand_written_selector_is_an_old_form_and_jobs_need_longhorn() {
     let hand = cluster("1.12.1")
         + HOURLY
         + "\n[[storage_class]]\nname = \"a\"\nparameters = { recurringJobSelector = '[{\"name\":\"hourly\",\"isGroup\":false}]' }\n";
+    // The form of files from before `recurring_jobs`: read as it, with the replacement.
     let (code, stderr) = check(&hand);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("error[typed-parameter]: parameter `recurringJobSelector` is written by lhc from `recurring_jobs`"), "{stderr}");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[old-form]: `parameters.recurringJobSelector` is written `recurring_jobs` and `recurring_job_groups` now"), "{stderr}");
+    assert!(
+        stderr.contains("write `recurring_jobs = [\"hourly\"]` in the class instead"),
+        "{stderr}"
+    );
     let off = "[cluster]\nname = \"off\"\n".to_string() + HOURLY;
     let (code, stderr) = check(&off);
     assert_eq!(code, 1);
