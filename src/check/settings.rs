@@ -5,7 +5,7 @@
 //! old backup settings are checked against each other.
 
 use super::verdicts::{self, Effect, Report, Verdict};
-use super::{Target, bool_setting, list, nearest};
+use super::{Target, list, nearest};
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::{Longhorn, Release, Render, Setting, SettingType};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
@@ -31,8 +31,8 @@ pub(super) fn check(
         set_twice(file, w.key, out);
     }
     check_placement(file, release, out);
-    check_conflicts(file, release, out);
-    check_cross(file, lh, release, written, out);
+    check_conflicts(lh, release, written, out);
+    check_cross(lh, release, written, out);
     check_backup(file, release, out);
     check_backup_target(file, release, out);
     if release.behaviour.all_or_nothing_settings {
@@ -323,7 +323,7 @@ fn check_scalar(
     };
     // A number or boolean written as a string ("15") reaches Longhorn as the same text: lhc
     // writes every number as a string anyway, so the chart cannot turn it into a float.
-    let quoted_note = |kind: &str, s: &str| {
+    let quoted_note = |kind: &str, s: &str, same: &str| {
         Diagnostic::note(
             Message::QuotedSettingValue {
                 key: key.value.clone(),
@@ -332,13 +332,16 @@ fn check_scalar(
             },
             span.clone(),
         )
-        .with_help(format!("`{} = {s}` says the same", key.value))
+        .with_help(format!("`{} = {same}` says the same", key.value))
     };
     let number: Option<f64> = match (setting.kind, scalar) {
         (SettingType::Bool, SettingScalar::Bool(_)) => None,
-        (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
+        // The manager reads a boolean with Go's strconv.ParseBool and keeps it as `true` or
+        // `false` (types/setting.go GetCustomizedDefaultSettings): `"True"` and `"1"` are true.
+        (SettingType::Bool, SettingScalar::String(s)) if verdicts::go_parse_bool(s).is_ok() => {
             if !per_engine {
-                out.push(quoted_note("a boolean", s));
+                let same = verdicts::go_parse_bool(s).unwrap_or_default().to_string();
+                out.push(quoted_note("a boolean", s, &same));
             }
             None
         }
@@ -346,7 +349,7 @@ fn check_scalar(
         (SettingType::Int, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Int, SettingScalar::String(s)) if s.parse::<i64>().is_ok() => {
             if !per_engine {
-                out.push(quoted_note("an integer", s));
+                out.push(quoted_note("an integer", s, s));
             }
             s.parse::<i64>().ok().map(|i| i as f64)
         }
@@ -355,7 +358,7 @@ fn check_scalar(
         (SettingType::Float, SettingScalar::Float(f)) => Some(*f),
         (SettingType::Float, SettingScalar::String(s)) if s.parse::<f64>().is_ok() => {
             if !per_engine {
-                out.push(quoted_note("a number", s));
+                out.push(quoted_note("a number", s, s));
             }
             s.parse::<f64>().ok()
         }
@@ -722,46 +725,49 @@ fn check_placement(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnost
     }
 }
 
+/// The settings as written, as the manager reads them: (manager name, ConfigMap text, key).
+fn as_read<'a>(
+    lh: &Longhorn,
+    release: &Release,
+    written: &[Written<'a>],
+) -> Vec<(String, String, &'a Spanned<String>)> {
+    let mut out = vec![];
+    for w in written {
+        let Some((_, setting)) = effective(lh, release, w.key.as_str()) else { continue };
+        let Some(m) = setting.manager.clone() else { continue };
+        out.push((m, w.value.value.manager_text(), w.key));
+    }
+    out
+}
+
+/// The key of the file that sets a manager setting, as the file knows it (`disableSnapshotPurge`).
+fn camel(release: &Release, manager: &str) -> String {
+    release
+        .settings
+        .iter()
+        .find(|(_, s)| s.manager.as_deref() == Some(manager))
+        .map_or(manager.to_string(), |(k, _)| k.to_string())
+}
+
 /// Longhorn's rules across settings that lhc does not check itself (the v2 CPU mask against the
 /// guaranteed CPU), on the settings as written.
 fn check_cross(
-    file: &ClusterFile,
     lh: &Longhorn,
     release: &Release,
     written: &[Written<'_>],
     out: &mut Vec<Diagnostic>,
 ) {
-    let _ = file;
-    let mut pairs: Vec<(String, String, &Spanned<String>)> = vec![];
-    for w in written {
-        let Some((_, setting)) = effective(lh, release, w.key.as_str()) else { continue };
-        let Some(m) = setting.manager.clone() else { continue };
-        pairs.push((m, w.value.value.manager_text(), w.key));
-    }
+    let pairs = as_read(lh, release, written);
     let settings: Vec<(&str, &str)> =
         pairs.iter().map(|(m, t, _)| (m.as_str(), t.as_str())).collect();
     for v in verdicts::cross_verdicts(&release.version, &settings) {
         if v.kind == "mutually-exclusive" {
             continue; // check_conflicts says it, at both keys
         }
-        let camel = |manager: &str| {
-            release
-                .settings
-                .iter()
-                .find(|(_, s)| s.manager.as_deref() == Some(manager))
-                .map_or(manager.to_string(), |(k, _)| k.to_string())
-        };
         let Some((_, _, key)) = pairs.iter().find(|(m, _, _)| m == v.subject) else { continue };
-        let other = settings
-            .iter()
-            .map(|(m, _)| *m)
-            .find(|m| *m != v.subject && v.message.contains(&format!("`{m}`")));
-        let (a, b) = match v.kind {
-            "cpu-mask-within-guaranteed" => (
-                camel("v2-data-engine-cpu-mask"),
-                camel("v2-data-engine-guaranteed-instance-manager-cpu"),
-            ),
-            _ => (camel(v.subject), other.map_or_else(String::new, camel)),
+        let (a, b) = match v.settings {
+            [a, b] => (camel(release, a), camel(release, b)),
+            _ => (camel(release, v.subject), String::new()),
         };
         out.push(
             Diagnostic::error(
@@ -835,20 +841,45 @@ fn describe(scalar: &SettingScalar) -> String {
     }
 }
 
-/// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
-fn check_conflicts(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
-    let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
-    if !(release.settings.contains_key(a) && release.settings.contains_key(b)) {
-        return;
-    }
-    if bool_setting(file, release, a) == Some(true) && bool_setting(file, release, b) == Some(true)
-    {
-        let Some(longhorn) = &file.longhorn else { return };
-        let span =
-            longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
-        let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into(), why: "cannot both be true".into() }, span)
-            .with_help(format!("Longhorn rejects `{b} = true` while `{a}` is true (its default); set `{a} = false` as well"));
-        if let Some((k, _)) = longhorn.settings.iter().find(|(k, _)| k.as_str() == a) {
+/// Settings the manager refuses together (`mutually-exclusive` rules of `validation.json`,
+/// longhorn-manager datastore/longhorn.go `(*DataStore).ValidateSetting`): `disableSnapshotPurge`
+/// while `autoCleanupSystemGeneratedSnapshot` is true. Each value as the manager reads it, however
+/// it is written (`true`, `"true"`, `" true"`, in `[longhorn.values.defaultSettings]`): the
+/// ConfigMap reader trims it and writes every boolean as `true` or `false` before the check.
+fn check_conflicts(
+    lh: &Longhorn,
+    release: &Release,
+    written: &[Written<'_>],
+    out: &mut Vec<Diagnostic>,
+) {
+    let pairs = as_read(lh, release, written);
+    let settings: Vec<(&str, &str)> =
+        pairs.iter().map(|(m, t, _)| (m.as_str(), t.as_str())).collect();
+    for v in verdicts::cross_verdicts(&release.version, &settings) {
+        let ([a, b], "mutually-exclusive") = (v.settings, v.kind) else { continue };
+        let key_of = |m: &str| pairs.iter().find(|(k, _, _)| k == m).map(|(_, _, key)| *key);
+        let Some(at) = key_of(v.subject) else { continue };
+        let other = if v.subject == a { b } else { a };
+        let (ca, cb) = (camel(release, a), camel(release, b));
+        let (subject, other_key) = (camel(release, v.subject), camel(release, other));
+        let help = match key_of(other) {
+            Some(_) => format!(
+                "Longhorn rejects `{subject} = true` while `{other_key}` is true; set one of them to false"
+            ),
+            None => format!(
+                "Longhorn rejects `{subject} = true` while `{other_key}` is true (its default); set `{other_key} = false` as well"
+            ),
+        };
+        let mut d = Diagnostic::error(
+            Message::SettingConflict { a: ca, b: cb, why: "cannot both be true".into() },
+            at.span.clone(),
+        )
+        .with_help(help)
+        .with_note(format!(
+            "Longhorn {} skips `{subject}` and applies the other settings ({})",
+            release.version, v.source
+        ));
+        if let Some(k) = key_of(other) {
             d = d.with_label(k.span.clone(), "set here");
         }
         out.push(d);

@@ -171,6 +171,8 @@ pub struct Verdict {
     pub note: Option<&'static str>,
     /// The rule's values: the choices of `choice`, the triggering values of `cluster-state`.
     pub values: &'static [String],
+    /// The two settings (manager names) of a rule across settings, in the rule's order.
+    pub settings: &'static [String],
     /// The kind of object a `must-exist` rule names (`PriorityClass`, `Backup`, ...).
     pub object: Option<&'static str>,
     /// The bounds of an `int-range` rule.
@@ -364,6 +366,7 @@ fn bad_release(release: &str) -> Verdict {
         report: Report::Always,
         note: None,
         values: &[],
+        settings: &[],
         object: None,
         min: None,
         max: None,
@@ -786,6 +789,7 @@ fn verdict(
         report: rule.report,
         note: rule.note.as_deref(),
         values: &rule.values,
+        settings: &rule.settings,
         object: rule.object.as_deref(),
         min: rule.min,
         max: rule.max,
@@ -2504,6 +2508,7 @@ pub fn disk_annotation_verdicts(
                     report: Report::Always,
                     note: None,
                     values: &[],
+                    settings: &[],
                     object: None,
                     min: None,
                     max: None,

@@ -314,3 +314,36 @@ fn tags_are_qualified_names_as_longhorn_checks_them() {
     let stderr = case("1.12.1", &named, &[("error[invalid-format]", "nvme/0")]);
     assert!(stderr.contains("Longhorn takes any string as a disk name"), "{stderr}");
 }
+
+// ---- issue 22, item 6: what Longhorn's own code still refused, and what lhc refused by accident
+
+/// `disableSnapshotPurge` while `autoCleanupSystemGeneratedSnapshot` is true (its default):
+/// the manager's ConfigMap reader trims the value and writes every boolean as `true`/`false`
+/// before `(*DataStore).ValidateSetting` compares it, so every spelling of true counts.
+#[test]
+fn disable_snapshot_purge_is_refused_however_true_is_written() {
+    for (release, body) in [
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = true"),
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.9.2", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.5.4", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \" true \""),
+        // strconv.ParseBool's spellings, which the reader writes as `true`.
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"True\""),
+        ("1.10.2", "[longhorn.settings]\ndisableSnapshotPurge = \"1\""),
+        ("1.12.1", "[longhorn.values.defaultSettings]\ndisableSnapshotPurge = \"true\""),
+        (
+            "1.12.1",
+            "[longhorn.settings]\nautoCleanupSystemGeneratedSnapshot = \"true\"\ndisableSnapshotPurge = \"true\"",
+        ),
+    ] {
+        let stderr = case(release, body, &[("error[setting-conflict]", "disableSnapshotPurge =")]);
+        // One setting is skipped, not every customized one (filterCustomizedDefaultSettings).
+        assert!(stderr.contains(&format!("Longhorn {release} skips `disableSnapshotPurge`")));
+    }
+    let off = "[longhorn.settings]\nautoCleanupSystemGeneratedSnapshot = false\ndisableSnapshotPurge = \"true\"";
+    case("1.12.1", off, &[]);
+    case("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"false\"", &[]);
+    let stderr = case("1.12.1", "[longhorn.settings]\nreplicaSoftAntiAffinity = \"TRUE\"", &[]);
+    assert!(stderr.contains("`replicaSoftAntiAffinity = true` says the same"), "{stderr}");
+}
