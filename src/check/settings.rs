@@ -143,6 +143,12 @@ fn check_one(
         );
         return;
     }
+    // The manager trims the spaces around a value: say so, and check (and write) it trimmed.
+    let trimmed = value.value.trimmed().map(|t| {
+        out.push(trimmed_warning(key, value, &t));
+        Spanned::new(t, value.span.clone())
+    });
+    let value = trimmed.as_ref().unwrap_or(value);
     let errors = out.iter().filter(|d| d.is_error()).count();
     match &value.value {
         SettingValue::PerEngine(engines) => {
@@ -211,6 +217,27 @@ fn check_one(
             longhorn_verdicts(file, release, &said, out);
         }
     }
+}
+
+/// A value with spaces around it, which the manager's ConfigMap reader trims.
+fn trimmed_warning(
+    key: &Spanned<String>,
+    value: &Spanned<SettingValue>,
+    trimmed: &SettingValue,
+) -> Diagnostic {
+    let (written, kept) = (json(&value.value.manager_text()), json(&trimmed.manager_text()));
+    Diagnostic::warning(
+        Message::TrimmedSettingValue {
+            key: key.value.clone(),
+            value: written,
+            trimmed: kept.clone(),
+        },
+        value.span.clone(),
+    )
+    .with_help(format!("lhc writes it trimmed; write `{} = {kept}` to say so", key.value))
+    .with_note(
+        "the manager's settings ConfigMap reader trims spaces off both ends of every value (longhorn-manager types/setting.go GetCustomizedDefaultSettings, `strings.Trim(value, \" \")`)",
+    )
 }
 
 /// The setting's default as a TOML table: `{ v1 = "3", v2 = "3" }`.

@@ -347,3 +347,36 @@ fn disable_snapshot_purge_is_refused_however_true_is_written() {
     let stderr = case("1.12.1", "[longhorn.settings]\nreplicaSoftAntiAffinity = \"TRUE\"", &[]);
     assert!(stderr.contains("`replicaSoftAntiAffinity = true` says the same"), "{stderr}");
 }
+
+/// The manager's ConfigMap reader trims the spaces around a value: lhc says so at the value,
+/// checks the value trimmed, and writes it trimmed.
+#[test]
+fn a_setting_value_with_spaces_around_it_is_read_and_written_trimmed() {
+    let body = "[longhorn.settings]\nlogLevel = \" Debug \"\nstorageNetwork = \"kube-system/storage-net \"\nreplicaSoftAntiAffinity = \" true\"";
+    let stderr = case(
+        "1.12.1",
+        body,
+        &[
+            ("warning[trimmed-setting-value]", "logLevel"),
+            ("warning[trimmed-setting-value]", "storageNetwork"),
+            ("warning[trimmed-setting-value]", "replicaSoftAntiAffinity"),
+        ],
+    );
+    assert!(stderr.contains("it reads \" Debug \" as \"Debug\""), "{stderr}");
+    // Only spaces: a tab stays, and Longhorn's parsers see it.
+    let tab = case(
+        "1.12.1",
+        "[longhorn.settings]\nlogLevel = \"Debug\\t\"",
+        &[("error[setting-choice]", "logLevel")],
+    );
+    assert!(!tab.contains("trimmed-setting-value"), "{tab}");
+    let text = cluster("1.12.1", body);
+    let t = Test::new().file("c.toml", &text);
+    let out = t.run_args(&["build", "c.toml"]);
+    out.code(0);
+    let values = crate::common::read(t.path().join("out/v/longhorn-values.yaml"));
+    for line in ["  logLevel: \"Debug\"\n", "  storageNetwork: \"kube-system/storage-net\"\n"] {
+        assert!(values.contains(line), "{line:?} in\n{values}");
+    }
+    assert!(!values.contains(" Debug ") && !values.contains("\" true\""), "{values}");
+}
