@@ -469,7 +469,8 @@ pub(super) struct Said<'a> {
 }
 
 /// What Longhorn's own validation (check::verdicts) makes of a setting value: the first refusal
-/// as an error, or what depends on the cluster as a warning.
+/// as an error; a value Longhorn takes as written and then ignores or reads otherwise, and what
+/// depends on the cluster, as warnings.
 pub(super) fn longhorn_verdicts(
     file: &ClusterFile,
     release: &Release,
@@ -479,6 +480,10 @@ pub(super) fn longhorn_verdicts(
     let found = verdicts::setting_verdicts(&release.version, said.manager, &said.text);
     let mut found = found.into_iter().filter(|v| v.report == Report::Always).peekable();
     let Some(first) = found.peek() else { return };
+    if first.stricter.is_some() && matches!(first.effect, Effect::Ignored | Effect::Reinterpreted) {
+        out.push(taken(release, said, first));
+        return;
+    }
     if first.effect != Effect::NeedsCluster {
         out.push(refusal(release, said, first));
         return;
@@ -545,6 +550,35 @@ fn refusal(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
     Diagnostic::error(message, said.span.clone()).with_help(help).with_note(note)
 }
 
+/// A value Longhorn stores as written and then ignores or reads otherwise (`upgradeResponderURL`
+/// that is not http(s), a relative `logPath`): lhc is stricter than Longhorn here, on purpose,
+/// and so only warns, with the reason.
+fn taken(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
+    let mut help = v.message.clone();
+    if let Some(origin) = said.origin {
+        help = format!("lhc writes it from {origin}: {help}");
+    }
+    if let Some(e) = example(v.kind, said.manager) {
+        help.push_str(&format!("; for example `{} = {}`", said.key, json(e)));
+    }
+    let why = v.stricter.unwrap_or_default();
+    Diagnostic::warning(
+        Message::SettingFormat {
+            key: said.key.to_string(),
+            value: json(&said.text),
+            expected: expected(v.kind, said.manager).to_string(),
+        },
+        said.span.clone(),
+    )
+    .with_help(help)
+    .with_note(format!(
+        "Longhorn {} takes the value as written, so this is a warning: {} ({})",
+        release.version,
+        why.trim_end_matches('.'),
+        v.source
+    ))
+}
+
 /// "1 is outside 2–250" → "outside 2–250".
 fn bound(message: &str, value: &str) -> String {
     let n = verdicts::go_atoi(value.trim()).map_or_else(|_| value.to_string(), |n| n.to_string());
@@ -574,9 +608,9 @@ fn expected(kind: &str, manager: &str) -> &'static str {
         "json-object-of-resources" => {
             "a JSON object of CSI components and their Kubernetes resource requirements"
         }
-        "absolute-path" => "an absolute path",
-        "owner-kind-list" => "a `;`-separated list of `<api group>/<Kind>`",
-        "label-key-list" => "a comma-separated list of label keys",
+        "log-path" => "a directory below a directory of the host, such as /var/lib/longhorn/logs",
+        "owner-kind-list" => "a `;`-separated list of `<api group>/<Kind>` of owner references",
+        "label-key-list" => "a comma-separated list of topology label keys",
         "nonempty" => "a value (Longhorn skips an empty one)",
         "not-json-object" => "one value (the setting is not data-engine-specific)",
         "engine-json" => "one value, or a value per data engine of the setting",
@@ -596,6 +630,10 @@ fn example(kind: &str, manager: &str) -> Option<&'static str> {
         "hex-mask-nonzero" => "0x3",
         "cpu-mask-or-list" => "0-1",
         "url-http" if manager == "manager-url" => "https://longhorn.example.com",
+        "url-http" if manager == "upgrade-responder-url" => {
+            "https://longhorn-upgrade-responder.rancher.io/v1/checkupgrade"
+        }
+        "log-path" => "/var/lib/longhorn/logs",
         "json-object-of-resources" => r#"{"csi-provisioner":{"requests":{"cpu":"100m"}}}"#,
         "owner-kind-list" => "apps/StatefulSet;apps/DaemonSet",
         "label-key-list" => "topology.kubernetes.io/zone",

@@ -28,7 +28,8 @@
 //! | `url-http` | an http(s) URL; `path = "any"` allows a path (manager-url allows none) |
 //! | `backup-target-url` | Go `url.Parse`, no `$`/`,` in the path (cifs: no `,`), `schemes` |
 //! | `json-object-of-resources` | `{component: ResourceRequirements}` for the listed `components` |
-//! | `absolute-path`, `owner-kind-list`, `label-key-list` | lhc's own checks where Longhorn has none |
+//! | `log-path` | where the v2 instance managers log: Longhorn uses its default for a relative path or one right under `/` |
+//! | `owner-kind-list`, `label-key-list` | the `;`-list of `<group>/<Kind>` and the `,`-list of label keys Longhorn matches (entries trimmed, empty ones dropped) |
 //! | `must-exist` | names an `object` in the cluster (unless in `except`): lhc can only warn |
 //! | `cluster-state` | depends on the cluster's state (attached volumes, hugepages): lhc can only warn |
 //! | `go-bool` | Go `strconv.ParseBool` |
@@ -161,7 +162,9 @@ pub struct Verdict {
     /// How the source was established (which commit was read, which tags have the check).
     pub evidence: &'static str,
     pub confidence: Confidence,
-    /// Set when Longhorn itself accepts the value: why lhc refuses it.
+    /// Set when Longhorn itself accepts the value: why lhc refuses it, or, when the effect is
+    /// [`Effect::Ignored`] or [`Effect::Reinterpreted`] (Longhorn stores the value as written and
+    /// then does nothing or something else with it), why lhc warns about it.
     pub stricter: Option<&'static str>,
     /// When the verdict matters: always, or only for a change of the value in a cluster in some
     /// state (which a file on its own cannot tell).
@@ -437,7 +440,7 @@ enum Kind {
     UrlHttp,
     BackupTargetUrl,
     JsonObjectOfResources,
-    AbsolutePath,
+    LogPath,
     OwnerKindList,
     LabelKeyList,
     MustExist,
@@ -488,7 +491,7 @@ impl Kind {
             Kind::UrlHttp => "url-http",
             Kind::BackupTargetUrl => "backup-target-url",
             Kind::JsonObjectOfResources => "json-object-of-resources",
-            Kind::AbsolutePath => "absolute-path",
+            Kind::LogPath => "log-path",
             Kind::OwnerKindList => "owner-kind-list",
             Kind::LabelKeyList => "label-key-list",
             Kind::MustExist => "must-exist",
@@ -915,7 +918,7 @@ fn setting_rule(rule: &Rule, value: &str) -> Option<Failure> {
         Kind::UrlHttp => url_http(value, rule.path.as_deref() == Some("any")).map_err(longhorn),
         Kind::BackupTargetUrl => backup_target_url(value, &rule.schemes),
         Kind::JsonObjectOfResources => json_object_of_resources(value, &rule.components),
-        Kind::AbsolutePath => absolute_path(value).map_err(longhorn),
+        Kind::LogPath => log_path(value).map_err(longhorn),
         Kind::OwnerKindList => owner_kind_list(value).map_err(longhorn),
         Kind::LabelKeyList => label_key_list(value).map_err(longhorn),
         Kind::MustExist => {
@@ -2140,24 +2143,55 @@ fn json_object_of_resources(s: &str, components: &[String]) -> Result<(), Failur
     Ok(())
 }
 
-fn absolute_path(s: &str) -> Result<(), String> {
-    if s.starts_with('/') { Ok(()) } else { Err(format!("{s:?} is not an absolute path")) }
+/// Where the v2 instance managers log, as longhorn-manager `getLogPath` reads the setting:
+/// cleaned, and replaced by [`DEFAULT_LOG_PATH`] when it is `/`, relative, or right under `/`
+/// (or when its parent is not a directory on the host, which lhc cannot see).
+fn log_path(s: &str) -> Result<(), String> {
+    let fallback = format!("Longhorn uses its default {DEFAULT_LOG_PATH} instead");
+    let Some(rest) = s.strip_prefix('/') else {
+        return Err(format!("{s:?} is not an absolute path: {fallback}"));
+    };
+    // filepath.Clean: `//a/./b/..` is `/a`, whose parent is `/`.
+    let mut parts: Vec<&str> = vec![];
+    for p in rest.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    match parts.len() {
+        0 => Err(format!("{s:?} is the root directory: {fallback}")),
+        1 => Err(format!("{s:?} is a directory right under `/`: {fallback}")),
+        _ => Ok(()),
+    }
 }
 
-/// `;`-separated `<group>/<Kind>` entries (`apps/StatefulSet`), matched against owner
-/// references.
+/// longhorn-manager `types.DefaultLogDirectoryOnHost`.
+const DEFAULT_LOG_PATH: &str = "/var/lib/longhorn/logs/";
+
+/// The entries of a list Longhorn splits on `sep`, each trimmed, the empty ones dropped
+/// (`util.SplitStringToMap`, `ParseCSIAllowedTopologyKeys`).
+fn entries(s: &str, sep: char) -> impl Iterator<Item = &str> {
+    s.split(sep).map(str::trim).filter(|e| !e.is_empty())
+}
+
+/// `;`-separated `<group>/<Kind>` entries (`apps/StatefulSet`), matched, case-sensitive, against
+/// `<group of the apiVersion>/<Kind>` of owner references; an owner of the core group has no
+/// group in its apiVersion (`v1`) and never matches.
 fn owner_kind_list(s: &str) -> Result<(), String> {
-    if s.is_empty() {
-        return Ok(());
-    }
-    for item in s.split(';') {
+    for item in entries(s, ';') {
         let ok = item.split_once('/').is_some_and(|(group, kind)| {
-            (group.is_empty() || names::is_dns_subdomain(group))
+            names::is_dns_subdomain(group)
                 && kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                 && kind.chars().all(|c| c.is_ascii_alphanumeric())
         });
         if !ok {
-            return Err(format!("{item:?} is not <api group>/<Kind> such as apps/StatefulSet"));
+            return Err(format!(
+                "{item:?} never matches an owner reference, which Longhorn reads as <api group>/<Kind> such as apps/StatefulSet"
+            ));
         }
     }
     Ok(())
@@ -2165,12 +2199,9 @@ fn owner_kind_list(s: &str) -> Result<(), String> {
 
 /// Comma-separated label keys (`topology.kubernetes.io/zone,topology.kubernetes.io/region`).
 fn label_key_list(s: &str) -> Result<(), String> {
-    if s.is_empty() {
-        return Ok(());
-    }
-    for item in s.split(',') {
-        if !names::is_label_key(item.trim()) {
-            return Err(format!("{item:?} is not a label key"));
+    for item in entries(s, ',') {
+        if !names::is_label_key(item) {
+            return Err(format!("{item:?} is not a label key, so it matches no topology segment"));
         }
     }
     Ok(())
@@ -3204,22 +3235,47 @@ mod tests {
     }
 
     #[test]
+    fn lists_longhorn_matches_are_trimmed_and_a_bad_entry_only_does_nothing() {
+        let blacklist = "blacklist-for-auto-delete-pod-when-volume-detached-unexpectedly";
+        // util.SplitStringToMap: split on `;`, each entry trimmed, empty ones dropped.
+        for ok in ["apps/StatefulSet;apps/DaemonSet", "apps/StatefulSet; apps/DaemonSet;", ""] {
+            assert_eq!(setting("1.12.1", blacklist, ok), None, "{ok}");
+        }
+        // No group (an owner of apiVersion `v1` never matches), a lower-case kind, no `/`.
+        for bad in ["/ReplicaSet", "apps/statefulset", "StatefulSet"] {
+            assert_eq!(setting("1.12.1", blacklist, bad), Some(Effect::Ignored), "{bad}");
+        }
+        let keys = "csi-allowed-topology-keys";
+        for ok in ["topology.kubernetes.io/zone, kubernetes.io/hostname,", " ", ""] {
+            assert_eq!(setting("1.12.1", keys, ok), None, "{ok:?}");
+        }
+        assert_eq!(setting("1.12.1", keys, "zone=a"), Some(Effect::Ignored));
+        let v = check_setting("1.11.1", keys, "zone=a").unwrap_err();
+        assert!(v.stricter.is_some(), "{v:?}");
+    }
+
+    #[test]
     fn required_settings_are_not_empty_and_not_json() {
         assert_eq!(setting("1.10.2", "log-path", ""), Some(Effect::Ignored));
         assert_eq!(setting("1.10.2", "log-path", "   "), Some(Effect::Ignored));
         assert_eq!(setting("1.10.2", "log-path", r#"{"v2":"/x"}"#), Some(Effect::SettingSkipped));
-        assert_eq!(setting("1.10.2", "log-path", "logs"), Some(Effect::FailsLater));
-        assert_eq!(setting("1.10.2", "log-path", "/var/lib/longhorn/logs/"), None);
+        // getLogPath: a relative path, `/` and a directory right under `/` become the default.
+        for path in ["logs", "var/log", "/", "/logs", "//logs/.", "/var/../logs"] {
+            assert_eq!(setting("1.10.2", "log-path", path), Some(Effect::Reinterpreted), "{path}");
+        }
+        for path in ["/var/lib/longhorn/logs/", "/var/log/longhorn", "/a/b/../c"] {
+            assert_eq!(setting("1.12.1", "log-path", path), None, "{path}");
+        }
         assert_eq!(setting("1.8.2", "upgrade-responder-url", ""), Some(Effect::Ignored));
         // Go's json.Unmarshal takes `null` as an (empty) object: refused from 1.10.
         assert_eq!(
             setting("1.10.0", "upgrade-responder-url", "null"),
             Some(Effect::SettingSkipped)
         );
-        assert_eq!(
-            setting("1.12.1", "upgrade-responder-url", "not a url"),
-            Some(Effect::FailsLater)
-        );
+        // Stored as written; the upgrade checker's http.Post then fails.
+        assert_eq!(setting("1.12.1", "upgrade-responder-url", "not a url"), Some(Effect::Ignored));
+        let v = check_setting("1.12.1", "upgrade-responder-url", "not a url").unwrap_err();
+        assert!(v.stricter.is_some_and(|why| why.contains("upgrade notifications")), "{v:?}");
         assert_eq!(
             setting(
                 "1.12.1",

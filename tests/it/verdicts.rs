@@ -380,3 +380,61 @@ fn a_setting_value_with_spaces_around_it_is_read_and_written_trimmed() {
     }
     assert!(!values.contains(" Debug ") && !values.contains("\" true\""), "{values}");
 }
+
+/// Values Longhorn's code stores as written, and then ignores or reads otherwise: lhc warns,
+/// with the reason; entries Longhorn trims or drops are not held against the list.
+#[test]
+fn values_longhorn_takes_as_written_are_warnings_with_the_reason() {
+    let s = "[longhorn.settings]\n";
+    for (release, line, why) in [
+        (
+            "1.12.1",
+            "upgradeResponderURL = \"longhorn-upgrade-responder.rancher.io/v1/checkupgrade\"",
+            "upgrade notifications silently stop",
+        ),
+        (
+            "1.8.2",
+            "upgradeResponderURL = \"ftp://example.com/x\"",
+            "upgrade notifications silently stop",
+        ),
+        ("1.12.1", "logPath = \"logs\"", "/var/lib/longhorn/logs/ instead"),
+        ("1.10.2", "logPath = \"/longhorn-logs\"", "/var/lib/longhorn/logs/ instead"),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"/ReplicaSet\"",
+            "never matches an owner reference",
+        ),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"apps/statefulset\"",
+            "never matches an owner reference",
+        ),
+        ("1.12.1", "csiAllowedTopologyKeys = \"zone=a\"", "matches no topology segment"),
+    ] {
+        let key = line.split(' ').next().unwrap();
+        let stderr = case(release, &format!("{s}{line}"), &[("warning[setting-format]", key)]);
+        assert!(
+            stderr.contains(&format!("Longhorn {release} takes the value as written")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(why), "{why}: {stderr}");
+    }
+    for (release, line) in [
+        (
+            "1.12.1",
+            "upgradeResponderURL = \"https://longhorn-upgrade-responder.rancher.io/v1/checkupgrade\"",
+        ),
+        ("1.12.1", "logPath = \"/var/log/longhorn\""),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"apps/StatefulSet; apps/DaemonSet;\"",
+        ),
+        (
+            "1.12.1",
+            "csiAllowedTopologyKeys = \"topology.kubernetes.io/zone, kubernetes.io/hostname,\"",
+        ),
+    ] {
+        let stderr = case(release, &format!("{s}{line}"), &[]);
+        assert!(!stderr.contains("warning["), "{line}: {stderr}");
+    }
+}
