@@ -1073,12 +1073,18 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             return match p.matches(need) {
                 Some(true) => None,
                 Some(false) => fail(format!(
-                    "with `{}` = {:?}, `{}` must be {} (it is {:?})",
+                    "with `{}` = {:?}, `{}` must be {} ({})",
                     when.param,
                     p.get(&when.param).unwrap_or_default(),
                     need.param,
                     list(&need.values),
-                    p.get(&need.param).or(need.absent.as_deref()).unwrap_or_default()
+                    match p.get(&need.param) {
+                        Some(v) => format!("it is {v:?}"),
+                        None => format!(
+                            "it is not set, which means {:?}",
+                            need.absent.as_deref().unwrap_or_default()
+                        ),
+                    }
                 )),
                 None => {
                     let mut v = verdict(
@@ -1114,10 +1120,17 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             if p.matches(rule.when.as_ref()?) != Some(true) {
                 return None;
             }
-            // What the class gives is checked; a part it leaves out is the volume default's.
-            let get = |k: &str| p.get(k).and_then(|v| go_atoi(v).ok());
-            let chunks = get("dataLayout.dataChunks").zip(get("dataLayout.parityChunks"));
-            ec_parameters(chunks, get("dataLayout.stripSizeKB")).err().map(longhorn)
+            // A part the class leaves out is 0 (csi/util.go getVolumeOptions); one that is not
+            // a number is the `int-range` rule's.
+            let part = |k: &str| p.get(k).map_or(Some(0), |v| go_atoi(v).ok());
+            let (Some(data), Some(parity), Some(strip)) = (
+                part("dataLayout.dataChunks"),
+                part("dataLayout.parityChunks"),
+                part("dataLayout.stripSizeKB"),
+            ) else {
+                return None;
+            };
+            ec_parameters(data, parity, strip).err().map(longhorn)
         }
         Kind::NodeSelectorList => match node_selector_list(value) {
             Err(m) => Some(longhorn(m)),
@@ -2327,25 +2340,28 @@ fn json_string_map(s: &str) -> Result<(), String> {
     }
 }
 
-/// Erasure-coding geometry: data ≥ 1, parity ≥ 1, data + parity ≤ 32, strip size a power of
-/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`), on the parts given:
-/// `(dataChunks, parityChunks)` when both are, and `stripSizeKB`.
-pub fn ec_parameters(chunks: Option<(i64, i64)>, strip_kb: Option<i64>) -> Result<(), String> {
-    if let Some((data, parity)) = chunks {
-        if data < 1 || parity < 1 {
-            return Err("dataChunks and parityChunks must be at least 1".into());
-        }
-        if data.saturating_add(parity) > 32 {
-            return Err(format!(
-                "dataChunks + parityChunks = {} is above 32",
-                data.saturating_add(parity)
-            ));
-        }
+/// The erasure-coding geometry of a sharded volume: data ≥ 1, parity ≥ 1, data + parity ≤ 32,
+/// strip size a power of two from 4 to 1024 KiB (longhorn-manager `types.ValidateECParameters`,
+/// in the order it checks them). A part the class does not give is 0.
+pub fn ec_parameters(data: i64, parity: i64, strip_kb: i64) -> Result<(), String> {
+    let of = |n: i64| if n == 0 { "0 (or not set)".to_string() } else { n.to_string() };
+    if data < 1 {
+        return Err(format!("`dataLayout.dataChunks` must be at least 1, not {}", of(data)));
     }
-    if let Some(strip_kb) = strip_kb {
-        if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
-            return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
-        }
+    if parity < 1 {
+        return Err(format!("`dataLayout.parityChunks` must be at least 1, not {}", of(parity)));
+    }
+    if data.saturating_add(parity) > 32 {
+        return Err(format!(
+            "`dataLayout.dataChunks` + `dataLayout.parityChunks` = {} is above 32",
+            data.saturating_add(parity)
+        ));
+    }
+    if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
+        return Err(format!(
+            "`dataLayout.stripSizeKB` must be a power of two from 4 to 1024, not {}",
+            of(strip_kb)
+        ));
     }
     Ok(())
 }
@@ -3467,23 +3483,60 @@ mod tests {
 
     #[test]
     fn data_layout_of_1_12() {
-        let sharded = [("dataEngine", "v2"), ("numberOfReplicas", "1")];
+        let ec = [
+            ("dataLayout.dataChunks", "4"),
+            ("dataLayout.parityChunks", "2"),
+            ("dataLayout.stripSizeKB", "64"),
+        ];
+        // A sharded v2 class with one replica and a geometry, `extra` taking precedence.
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut all = extra.to_vec();
+            all.extend([
+                ("dataLayout.type", "sharded"),
+                ("dataEngine", "v2"),
+                ("numberOfReplicas", "1"),
+            ]);
+            all.extend_from_slice(&ec);
+            all
+        };
+        let sharded = with(&[]);
         assert_eq!(param("1.12.1", "dataLayout.type", "sharded", &sharded), None);
-        assert_eq!(
-            param("1.12.1", "dataLayout.type", "sharded", &[("numberOfReplicas", "1")]),
-            Some(Effect::Refused)
-        );
-        assert_eq!(
-            param(
-                "1.12.1",
-                "dataLayout.type",
-                "sharded",
-                &[("dataEngine", "v2"), ("numberOfReplicas", "3")]
-            ),
-            Some(Effect::Refused)
-        );
+        assert_eq!(param("1.12.1", "dataLayout.type", "replicated", &[]), None);
+        // webhook validateDataLayout and validateShardedConstraints.
+        for others in [
+            &ec[..],                                                // v1
+            &[("dataEngine", "v2"), ("numberOfReplicas", "1")][..], // no geometry: all 0
+            &with(&[("numberOfReplicas", "3")])[..],
+            &with(&[("dataLayout.mode", "raid1")])[..],
+            &with(&[("dataLayout.stripSizeKB", "48")])[..],
+            &with(&[("dataLocality", "best-effort")])[..],
+        ] {
+            assert_eq!(
+                param("1.12.1", "dataLayout.type", "sharded", others),
+                Some(Effect::Refused),
+                "{others:?}"
+            );
+        }
+        // The mutator makes an unset replica count 1 and an unset locality `disabled`; the CSI
+        // driver makes an unset mode erasureCoding.
+        let unset = with(&[("numberOfReplicas", "0"), ("dataLocality", "disabled")]);
+        assert_eq!(param("1.12.1", "dataLayout.type", "sharded", &unset), None);
         assert_eq!(param("1.12.1", "dataLayout.type", "striped", &sharded), Some(Effect::Refused));
-        // types/ec_test.go TestValidateECParameters.
+        // Erasure-coding parameters on a class that is not sharded: refused, 0 aside.
+        let replicated = [("dataLayout.type", "replicated")];
+        for (name, value) in ec {
+            assert_eq!(param("1.12.1", name, value, &[]), Some(Effect::Refused), "{name}");
+            assert_eq!(param("1.12.1", name, value, &replicated), Some(Effect::Refused), "{name}");
+            assert_eq!(param("1.12.1", name, "0", &replicated), None, "{name}");
+            assert_eq!(param("1.12.1", name, value, &sharded), None, "{name}");
+            assert_eq!(param("1.12.1", name, "four", &sharded), Some(Effect::Refused), "{name}");
+        }
+        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &ec), Some(Effect::Refused));
+        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &sharded), None);
+        assert_eq!(param("1.12.1", "dataLayout.mode", "raid1", &[]), None);
+        let v = check_parameter("1.12.1", "dataLayout.dataChunks", "4", &[]).unwrap_err();
+        assert!(v.message.contains("`dataLayout.type` must be \"sharded\""), "{}", v.message);
+        // types.ValidateECParameters.
         for (d, p, s, ok) in [
             (1, 1, 4, true),
             (4, 2, 64, true),
@@ -3497,26 +3550,15 @@ mod tests {
             (2, 1, 2, false),
             (2, 1, 2048, false),
             (2, 1, 48, false),
+            (2, 1, 0, false),
         ] {
-            assert_eq!(ec_parameters(Some((d, p)), Some(s)).is_ok(), ok, "{d} {p} {s}");
+            assert_eq!(ec_parameters(d, p, s).is_ok(), ok, "{d} {p} {s}");
         }
-        // Each part on its own, the others left to the volume's defaults.
-        assert!(ec_parameters(Some((30, 4)), None).is_err());
-        assert!(ec_parameters(None, Some(48)).is_err());
-        assert!(ec_parameters(None, Some(64)).is_ok() && ec_parameters(None, None).is_ok());
-        let ec = |d: &'static str, p: &'static str, s: &'static str| {
-            [
-                ("dataLayout.dataChunks", d),
-                ("dataLayout.parityChunks", p),
-                ("dataLayout.stripSizeKB", s),
-            ]
-        };
-        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &ec("4", "2", "64")), None);
-        assert_eq!(
-            param("1.12.1", "dataLayout.mode", "erasureCoding", &ec("4", "2", "48")),
-            Some(Effect::Refused)
-        );
-        assert_eq!(param("1.11.3", "dataLayout.type", "sharded", &[]), None); // unknown to 1.11
+        // 1.12.0 reads no data layout at all; 1.11 has none.
+        for name in ["dataLayout.type", "dataLayout.mode", "dataLayout.dataChunks"] {
+            assert_eq!(param("1.12.0", name, "4", &[]), Some(Effect::Ignored), "{name}");
+        }
+        assert_eq!(param("1.11.3", "dataLayout.type", "sharded", &[]), None);
     }
 
     #[test]

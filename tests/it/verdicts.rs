@@ -348,6 +348,66 @@ fn disable_snapshot_purge_is_refused_however_true_is_written() {
     assert!(stderr.contains("`replicaSoftAntiAffinity = true` says the same"), "{stderr}");
 }
 
+/// Erasure-coding parameters on a class that is not sharded (1.12.1's volume webhook: they must
+/// be 0), a sharded class's geometry with the parts it leaves out as 0, and 1.12.0, whose CSI
+/// driver reads no `dataLayout.*` parameter at all.
+#[test]
+fn erasure_coding_parameters_need_a_sharded_class() {
+    for parameters in [
+        "\"dataLayout.dataChunks\" = \"4\"",
+        "\"dataLayout.parityChunks\" = \"2\"",
+        "\"dataLayout.stripSizeKB\" = \"64\"",
+        "\"dataLayout.mode\" = \"erasureCoding\"",
+        "\"dataLayout.type\" = \"replicated\", \"dataLayout.dataChunks\" = \"4\"",
+    ] {
+        let stderr = case(
+            "1.12.1",
+            &class(parameters, "", false),
+            &[("error[parameter-value]", "parameters")],
+        );
+        assert!(stderr.contains("`dataLayout.type` must be \"sharded\""), "{stderr}");
+    }
+    case(
+        "1.12.1",
+        &class(
+            "\"dataLayout.type\" = \"replicated\", \"dataLayout.dataChunks\" = \"0\"",
+            "",
+            false,
+        ),
+        &[],
+    );
+    // Sharded, without a geometry: every part is 0.
+    let stderr = case(
+        "1.12.1",
+        &class("dataEngine = \"v2\", \"dataLayout.type\" = \"sharded\"", "replicas = 1\n", true),
+        &[("error[parameter-value]", "parameters")],
+    );
+    assert!(
+        stderr.contains("`dataLayout.dataChunks` must be at least 1, not 0 (or not set)"),
+        "{stderr}"
+    );
+    // A sharded class keeps its data spread: `raid1` and data locality are refused.
+    let geometry = "\"dataLayout.dataChunks\" = \"4\", \"dataLayout.parityChunks\" = \"2\", \"dataLayout.stripSizeKB\" = \"64\"";
+    for extra in ["\"dataLayout.mode\" = \"raid1\", ", ""] {
+        let locality = if extra.is_empty() { "data_locality = \"best-effort\"\n" } else { "" };
+        let parameters =
+            format!("{extra}dataEngine = \"v2\", \"dataLayout.type\" = \"sharded\", {geometry}");
+        case(
+            "1.12.1",
+            &class(&parameters, &format!("replicas = 1\n{locality}"), true),
+            &[("error[parameter-value]", "parameters")],
+        );
+    }
+    for parameters in ["\"dataLayout.dataChunks\" = \"4\"", "\"dataLayout.type\" = \"sharded\""] {
+        let stderr = case(
+            "1.12.0",
+            &class(parameters, "", false),
+            &[("warning[parameter-ignored]", "parameters")],
+        );
+        assert!(stderr.contains("Longhorn 1.12.0 has no data layouts"), "{stderr}");
+    }
+}
+
 /// The manager's ConfigMap reader trims the spaces around a value: lhc says so at the value,
 /// checks the value trimmed, and writes it trimmed.
 #[test]
