@@ -192,6 +192,8 @@ pub enum Message {
 
     #[error("setting `{key}` is written as a string ({value}); it is {kind} setting")]
     QuotedSettingValue { key: String, value: String, kind: String },
+    #[error("Longhorn trims the spaces around setting `{key}`: it reads {value} as {trimmed}")]
+    TrimmedSettingValue { key: String, value: String, trimmed: String },
     /// Longhorn checks the value against the cluster (an object that must exist, the nodes'
     /// resources), which lhc cannot see.
     #[error("{what} depends on the cluster: {needs}")]
@@ -586,6 +588,7 @@ codes! {
     SettingEngines => "setting-engines",
     SettingConflict => "setting-conflict",
     QuotedSettingValue => "quoted-setting-value",
+    TrimmedSettingValue => "trimmed-setting-value",
     ClusterDependent => "cluster-dependent",
     UnknownValue => "unknown-value",
     ValueNotInVersion => "value-not-in-version",

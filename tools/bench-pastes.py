@@ -145,6 +145,27 @@ def main():
         [path],
         "\n".join(out) + "\n",
     )
+    # A terminal copy in a markdown code block: indented by four spaces, kubestr's bold (its
+    # green `OK`) and the figures one wants to point at in `**` emphasis.
+    path = "kubestr/replay-local-text-1.txt"
+    out = ["kubestr on my laptop:", ""]
+    for l in lines(path):
+        l = l.rstrip(" ").replace("\x1b[1;32mOK\x1b[0m", "**OK**")
+        t = l.strip()
+        if t in ("read:", "write:"):
+            l = l.replace(t, f"**{t[:-1]}**:")
+        elif t.startswith(("iops:", "bw(KiB/s):")):
+            head, avg = l.rsplit(" ", 1)
+            l = f"{head} **{avg}**"
+        out.append(f"    {l}" if l else "")
+    paste(
+        "kubestr-indented-bold.md",
+        "kubestr text replay 1 (it names no class) as a markdown code block indented by four "
+        "spaces: `**read**:`, `**write**:`, each `avg=` in bold (`**avg=6860.333496**`), the "
+        "green `OK` as `**OK**`",
+        [path],
+        "\n".join(out) + "\n",
+    )
     path = "dbench/summary-example-2.txt"
     out = ["> dbench on local-path:", ">"]
     for l in lines(path):

@@ -176,10 +176,14 @@ pub(crate) fn why_no_longhorn(file: &ClusterFile) -> (&'static str, &'static str
     }
 }
 
-/// A boolean setting: as written in `[longhorn.settings]`, else the release's default.
+/// A boolean setting: as written in `[longhorn.settings]` (a string as the manager reads it:
+/// trimmed, then Go's `strconv.ParseBool`), else the release's default.
 pub(crate) fn bool_setting(file: &ClusterFile, release: &Release, key: &str) -> Option<bool> {
     match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
         Some(SettingValue::Bool(b)) => Some(*b),
+        Some(SettingValue::String(s)) => {
+            verdicts::go_parse_bool(s.trim_matches(' ')).ok().or_else(|| release.default_bool(key))
+        }
         _ => release.default_bool(key),
     }
 }

@@ -5,7 +5,7 @@
 //! old backup settings are checked against each other.
 
 use super::verdicts::{self, Effect, Report, Verdict};
-use super::{Target, bool_setting, list, nearest};
+use super::{Target, list, nearest};
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::{Longhorn, Release, Render, Setting, SettingType};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
@@ -31,8 +31,8 @@ pub(super) fn check(
         set_twice(file, w.key, out);
     }
     check_placement(file, release, out);
-    check_conflicts(file, release, out);
-    check_cross(file, lh, release, written, out);
+    check_conflicts(lh, release, written, out);
+    check_cross(lh, release, written, out);
     check_backup(file, release, out);
     check_backup_target(file, release, out);
     check_default_disks(file, out);
@@ -144,6 +144,12 @@ fn check_one(
         );
         return;
     }
+    // The manager trims the spaces around a value: say so, and check (and write) it trimmed.
+    let trimmed = value.value.trimmed().map(|t| {
+        out.push(trimmed_warning(key, value, &t));
+        Spanned::new(t, value.span.clone())
+    });
+    let value = trimmed.as_ref().unwrap_or(value);
     let errors = out.iter().filter(|d| d.is_error()).count();
     match &value.value {
         SettingValue::PerEngine(engines) => {
@@ -212,6 +218,27 @@ fn check_one(
             longhorn_verdicts(file, release, &said, out);
         }
     }
+}
+
+/// A value with spaces around it, which the manager's ConfigMap reader trims.
+fn trimmed_warning(
+    key: &Spanned<String>,
+    value: &Spanned<SettingValue>,
+    trimmed: &SettingValue,
+) -> Diagnostic {
+    let (written, kept) = (json(&value.value.manager_text()), json(&trimmed.manager_text()));
+    Diagnostic::warning(
+        Message::TrimmedSettingValue {
+            key: key.value.clone(),
+            value: written,
+            trimmed: kept.clone(),
+        },
+        value.span.clone(),
+    )
+    .with_help(format!("lhc writes it trimmed; write `{} = {kept}` to say so", key.value))
+    .with_note(
+        "the manager's settings ConfigMap reader trims spaces off both ends of every value (longhorn-manager types/setting.go GetCustomizedDefaultSettings, `strings.Trim(value, \" \")`)",
+    )
 }
 
 /// The setting's default as a TOML table: `{ v1 = "3", v2 = "3" }`.
@@ -324,7 +351,7 @@ fn check_scalar(
     };
     // A number or boolean written as a string ("15") reaches Longhorn as the same text: lhc
     // writes every number as a string anyway, so the chart cannot turn it into a float.
-    let quoted_note = |kind: &str, s: &str| {
+    let quoted_note = |kind: &str, s: &str, same: &str| {
         Diagnostic::note(
             Message::QuotedSettingValue {
                 key: key.value.clone(),
@@ -333,13 +360,16 @@ fn check_scalar(
             },
             span.clone(),
         )
-        .with_help(format!("`{} = {s}` says the same", key.value))
+        .with_help(format!("`{} = {same}` says the same", key.value))
     };
     let number: Option<f64> = match (setting.kind, scalar) {
         (SettingType::Bool, SettingScalar::Bool(_)) => None,
-        (SettingType::Bool, SettingScalar::String(s)) if s == "true" || s == "false" => {
+        // The manager reads a boolean with Go's strconv.ParseBool and keeps it as `true` or
+        // `false` (types/setting.go GetCustomizedDefaultSettings): `"True"` and `"1"` are true.
+        (SettingType::Bool, SettingScalar::String(s)) if verdicts::go_parse_bool(s).is_ok() => {
             if !per_engine {
-                out.push(quoted_note("a boolean", s));
+                let same = verdicts::go_parse_bool(s).unwrap_or_default().to_string();
+                out.push(quoted_note("a boolean", s, &same));
             }
             None
         }
@@ -347,7 +377,7 @@ fn check_scalar(
         (SettingType::Int, SettingScalar::Integer(i)) => Some(*i as f64),
         (SettingType::Int, SettingScalar::String(s)) if s.parse::<i64>().is_ok() => {
             if !per_engine {
-                out.push(quoted_note("an integer", s));
+                out.push(quoted_note("an integer", s, s));
             }
             s.parse::<i64>().ok().map(|i| i as f64)
         }
@@ -356,7 +386,7 @@ fn check_scalar(
         (SettingType::Float, SettingScalar::Float(f)) => Some(*f),
         (SettingType::Float, SettingScalar::String(s)) if s.parse::<f64>().is_ok() => {
             if !per_engine {
-                out.push(quoted_note("a number", s));
+                out.push(quoted_note("a number", s, s));
             }
             s.parse::<f64>().ok()
         }
@@ -440,7 +470,8 @@ pub(super) struct Said<'a> {
 }
 
 /// What Longhorn's own validation (check::verdicts) makes of a setting value: the first refusal
-/// as an error, or what depends on the cluster as a warning.
+/// as an error; a value Longhorn takes as written and then ignores or reads otherwise, and what
+/// depends on the cluster, as warnings.
 pub(super) fn longhorn_verdicts(
     file: &ClusterFile,
     release: &Release,
@@ -450,6 +481,10 @@ pub(super) fn longhorn_verdicts(
     let found = verdicts::setting_verdicts(&release.version, said.manager, &said.text);
     let mut found = found.into_iter().filter(|v| v.report == Report::Always).peekable();
     let Some(first) = found.peek() else { return };
+    if first.stricter.is_some() && matches!(first.effect, Effect::Ignored | Effect::Reinterpreted) {
+        out.push(taken(release, said, first));
+        return;
+    }
     if first.effect != Effect::NeedsCluster {
         out.push(refusal(release, said, first));
         return;
@@ -516,6 +551,35 @@ fn refusal(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
     Diagnostic::error(message, said.span.clone()).with_help(help).with_note(note)
 }
 
+/// A value Longhorn stores as written and then ignores or reads otherwise (`upgradeResponderURL`
+/// that is not http(s), a relative `logPath`): lhc is stricter than Longhorn here, on purpose,
+/// and so only warns, with the reason.
+fn taken(release: &Release, said: &Said<'_>, v: &Verdict) -> Diagnostic {
+    let mut help = v.message.clone();
+    if let Some(origin) = said.origin {
+        help = format!("lhc writes it from {origin}: {help}");
+    }
+    if let Some(e) = example(v.kind, said.manager) {
+        help.push_str(&format!("; for example `{} = {}`", said.key, json(e)));
+    }
+    let why = v.stricter.unwrap_or_default();
+    Diagnostic::warning(
+        Message::SettingFormat {
+            key: said.key.to_string(),
+            value: json(&said.text),
+            expected: expected(v.kind, said.manager).to_string(),
+        },
+        said.span.clone(),
+    )
+    .with_help(help)
+    .with_note(format!(
+        "Longhorn {} takes the value as written, so this is a warning: {} ({})",
+        release.version,
+        why.trim_end_matches('.'),
+        v.source
+    ))
+}
+
 /// "1 is outside 2–250" → "outside 2–250".
 fn bound(message: &str, value: &str) -> String {
     let n = verdicts::go_atoi(value.trim()).map_or_else(|_| value.to_string(), |n| n.to_string());
@@ -545,9 +609,9 @@ fn expected(kind: &str, manager: &str) -> &'static str {
         "json-object-of-resources" => {
             "a JSON object of CSI components and their Kubernetes resource requirements"
         }
-        "absolute-path" => "an absolute path",
-        "owner-kind-list" => "a `;`-separated list of `<api group>/<Kind>`",
-        "label-key-list" => "a comma-separated list of label keys",
+        "log-path" => "a directory below a directory of the host, such as /var/lib/longhorn/logs",
+        "owner-kind-list" => "a `;`-separated list of `<api group>/<Kind>` of owner references",
+        "label-key-list" => "a comma-separated list of topology label keys",
         "nonempty" => "a value (Longhorn skips an empty one)",
         "not-json-object" => "one value (the setting is not data-engine-specific)",
         "engine-json" => "one value, or a value per data engine of the setting",
@@ -567,6 +631,10 @@ fn example(kind: &str, manager: &str) -> Option<&'static str> {
         "hex-mask-nonzero" => "0x3",
         "cpu-mask-or-list" => "0-1",
         "url-http" if manager == "manager-url" => "https://longhorn.example.com",
+        "url-http" if manager == "upgrade-responder-url" => {
+            "https://longhorn-upgrade-responder.rancher.io/v1/checkupgrade"
+        }
+        "log-path" => "/var/lib/longhorn/logs",
         "json-object-of-resources" => r#"{"csi-provisioner":{"requests":{"cpu":"100m"}}}"#,
         "owner-kind-list" => "apps/StatefulSet;apps/DaemonSet",
         "label-key-list" => "topology.kubernetes.io/zone",
@@ -723,46 +791,49 @@ fn check_placement(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnost
     }
 }
 
+/// The settings as written, as the manager reads them: (manager name, ConfigMap text, key).
+fn as_read<'a>(
+    lh: &Longhorn,
+    release: &Release,
+    written: &[Written<'a>],
+) -> Vec<(String, String, &'a Spanned<String>)> {
+    let mut out = vec![];
+    for w in written {
+        let Some((_, setting)) = effective(lh, release, w.key.as_str()) else { continue };
+        let Some(m) = setting.manager.clone() else { continue };
+        out.push((m, w.value.value.manager_text(), w.key));
+    }
+    out
+}
+
+/// The key of the file that sets a manager setting, as the file knows it (`disableSnapshotPurge`).
+fn camel(release: &Release, manager: &str) -> String {
+    release
+        .settings
+        .iter()
+        .find(|(_, s)| s.manager.as_deref() == Some(manager))
+        .map_or(manager.to_string(), |(k, _)| k.to_string())
+}
+
 /// Longhorn's rules across settings that lhc does not check itself (the v2 CPU mask against the
 /// guaranteed CPU), on the settings as written.
 fn check_cross(
-    file: &ClusterFile,
     lh: &Longhorn,
     release: &Release,
     written: &[Written<'_>],
     out: &mut Vec<Diagnostic>,
 ) {
-    let _ = file;
-    let mut pairs: Vec<(String, String, &Spanned<String>)> = vec![];
-    for w in written {
-        let Some((_, setting)) = effective(lh, release, w.key.as_str()) else { continue };
-        let Some(m) = setting.manager.clone() else { continue };
-        pairs.push((m, w.value.value.manager_text(), w.key));
-    }
+    let pairs = as_read(lh, release, written);
     let settings: Vec<(&str, &str)> =
         pairs.iter().map(|(m, t, _)| (m.as_str(), t.as_str())).collect();
     for v in verdicts::cross_verdicts(&release.version, &settings) {
         if v.kind == "mutually-exclusive" {
             continue; // check_conflicts says it, at both keys
         }
-        let camel = |manager: &str| {
-            release
-                .settings
-                .iter()
-                .find(|(_, s)| s.manager.as_deref() == Some(manager))
-                .map_or(manager.to_string(), |(k, _)| k.to_string())
-        };
         let Some((_, _, key)) = pairs.iter().find(|(m, _, _)| m == v.subject) else { continue };
-        let other = settings
-            .iter()
-            .map(|(m, _)| *m)
-            .find(|m| *m != v.subject && v.message.contains(&format!("`{m}`")));
-        let (a, b) = match v.kind {
-            "cpu-mask-within-guaranteed" => (
-                camel("v2-data-engine-cpu-mask"),
-                camel("v2-data-engine-guaranteed-instance-manager-cpu"),
-            ),
-            _ => (camel(v.subject), other.map_or_else(String::new, camel)),
+        let (a, b) = match v.settings {
+            [a, b] => (camel(release, a), camel(release, b)),
+            _ => (camel(release, v.subject), String::new()),
         };
         out.push(
             Diagnostic::error(
@@ -855,20 +926,45 @@ fn describe(scalar: &SettingScalar) -> String {
     }
 }
 
-/// Rules across settings that the manager enforces (MGR datastore/longhorn.go `ValidateSetting`).
-fn check_conflicts(file: &ClusterFile, release: &Release, out: &mut Vec<Diagnostic>) {
-    let (a, b) = ("autoCleanupSystemGeneratedSnapshot", "disableSnapshotPurge");
-    if !(release.settings.contains_key(a) && release.settings.contains_key(b)) {
-        return;
-    }
-    if bool_setting(file, release, a) == Some(true) && bool_setting(file, release, b) == Some(true)
-    {
-        let Some(longhorn) = &file.longhorn else { return };
-        let span =
-            longhorn.settings.iter().find(|(k, _)| k.as_str() == b).map(|(k, _)| k.span.clone());
-        let mut d = Diagnostic::error(Message::SettingConflict { a: a.into(), b: b.into(), why: "cannot both be true".into() }, span)
-            .with_help(format!("Longhorn rejects `{b} = true` while `{a}` is true (its default); set `{a} = false` as well"));
-        if let Some((k, _)) = longhorn.settings.iter().find(|(k, _)| k.as_str() == a) {
+/// Settings the manager refuses together (`mutually-exclusive` rules of `validation.json`,
+/// longhorn-manager datastore/longhorn.go `(*DataStore).ValidateSetting`): `disableSnapshotPurge`
+/// while `autoCleanupSystemGeneratedSnapshot` is true. Each value as the manager reads it, however
+/// it is written (`true`, `"true"`, `" true"`, in `[longhorn.values.defaultSettings]`): the
+/// ConfigMap reader trims it and writes every boolean as `true` or `false` before the check.
+fn check_conflicts(
+    lh: &Longhorn,
+    release: &Release,
+    written: &[Written<'_>],
+    out: &mut Vec<Diagnostic>,
+) {
+    let pairs = as_read(lh, release, written);
+    let settings: Vec<(&str, &str)> =
+        pairs.iter().map(|(m, t, _)| (m.as_str(), t.as_str())).collect();
+    for v in verdicts::cross_verdicts(&release.version, &settings) {
+        let ([a, b], "mutually-exclusive") = (v.settings, v.kind) else { continue };
+        let key_of = |m: &str| pairs.iter().find(|(k, _, _)| k == m).map(|(_, _, key)| *key);
+        let Some(at) = key_of(v.subject) else { continue };
+        let other = if v.subject == a { b } else { a };
+        let (ca, cb) = (camel(release, a), camel(release, b));
+        let (subject, other_key) = (camel(release, v.subject), camel(release, other));
+        let help = match key_of(other) {
+            Some(_) => format!(
+                "Longhorn rejects `{subject} = true` while `{other_key}` is true; set one of them to false"
+            ),
+            None => format!(
+                "Longhorn rejects `{subject} = true` while `{other_key}` is true (its default); set `{other_key} = false` as well"
+            ),
+        };
+        let mut d = Diagnostic::error(
+            Message::SettingConflict { a: ca, b: cb, why: "cannot both be true".into() },
+            at.span.clone(),
+        )
+        .with_help(help)
+        .with_note(format!(
+            "Longhorn {} skips `{subject}` and applies the other settings ({})",
+            release.version, v.source
+        ));
+        if let Some(k) = key_of(other) {
             d = d.with_label(k.span.clone(), "set here");
         }
         out.push(d);

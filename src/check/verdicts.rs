@@ -28,7 +28,8 @@
 //! | `url-http` | an http(s) URL; `path = "any"` allows a path (manager-url allows none) |
 //! | `backup-target-url` | Go `url.Parse`, no `$`/`,` in the path (cifs: no `,`), `schemes` |
 //! | `json-object-of-resources` | `{component: ResourceRequirements}` for the listed `components` |
-//! | `absolute-path`, `owner-kind-list`, `label-key-list` | lhc's own checks where Longhorn has none |
+//! | `log-path` | where the v2 instance managers log: Longhorn uses its default for a relative path or one right under `/` |
+//! | `owner-kind-list`, `label-key-list` | the `;`-list of `<group>/<Kind>` and the `,`-list of label keys Longhorn matches (entries trimmed, empty ones dropped) |
 //! | `must-exist` | names an `object` in the cluster (unless in `except`): lhc can only warn |
 //! | `cluster-state` | depends on the cluster's state (attached volumes, hugepages): lhc can only warn |
 //! | `go-bool` | Go `strconv.ParseBool` |
@@ -161,7 +162,9 @@ pub struct Verdict {
     /// How the source was established (which commit was read, which tags have the check).
     pub evidence: &'static str,
     pub confidence: Confidence,
-    /// Set when Longhorn itself accepts the value: why lhc refuses it.
+    /// Set when Longhorn itself accepts the value: why lhc refuses it, or, when the effect is
+    /// [`Effect::Ignored`] or [`Effect::Reinterpreted`] (Longhorn stores the value as written and
+    /// then does nothing or something else with it), why lhc warns about it.
     pub stricter: Option<&'static str>,
     /// When the verdict matters: always, or only for a change of the value in a cluster in some
     /// state (which a file on its own cannot tell).
@@ -171,6 +174,8 @@ pub struct Verdict {
     pub note: Option<&'static str>,
     /// The rule's values: the choices of `choice`, the triggering values of `cluster-state`.
     pub values: &'static [String],
+    /// The two settings (manager names) of a rule across settings, in the rule's order.
+    pub settings: &'static [String],
     /// The kind of object a `must-exist` rule names (`PriorityClass`, `Backup`, ...).
     pub object: Option<&'static str>,
     /// The bounds of an `int-range` rule.
@@ -364,6 +369,7 @@ fn bad_release(release: &str) -> Verdict {
         report: Report::Always,
         note: None,
         values: &[],
+        settings: &[],
         object: None,
         min: None,
         max: None,
@@ -434,7 +440,7 @@ enum Kind {
     UrlHttp,
     BackupTargetUrl,
     JsonObjectOfResources,
-    AbsolutePath,
+    LogPath,
     OwnerKindList,
     LabelKeyList,
     MustExist,
@@ -485,7 +491,7 @@ impl Kind {
             Kind::UrlHttp => "url-http",
             Kind::BackupTargetUrl => "backup-target-url",
             Kind::JsonObjectOfResources => "json-object-of-resources",
-            Kind::AbsolutePath => "absolute-path",
+            Kind::LogPath => "log-path",
             Kind::OwnerKindList => "owner-kind-list",
             Kind::LabelKeyList => "label-key-list",
             Kind::MustExist => "must-exist",
@@ -786,6 +792,7 @@ fn verdict(
         report: rule.report,
         note: rule.note.as_deref(),
         values: &rule.values,
+        settings: &rule.settings,
         object: rule.object.as_deref(),
         min: rule.min,
         max: rule.max,
@@ -911,7 +918,7 @@ fn setting_rule(rule: &Rule, value: &str) -> Option<Failure> {
         Kind::UrlHttp => url_http(value, rule.path.as_deref() == Some("any")).map_err(longhorn),
         Kind::BackupTargetUrl => backup_target_url(value, &rule.schemes),
         Kind::JsonObjectOfResources => json_object_of_resources(value, &rule.components),
-        Kind::AbsolutePath => absolute_path(value).map_err(longhorn),
+        Kind::LogPath => log_path(value).map_err(longhorn),
         Kind::OwnerKindList => owner_kind_list(value).map_err(longhorn),
         Kind::LabelKeyList => label_key_list(value).map_err(longhorn),
         Kind::MustExist => {
@@ -1066,12 +1073,18 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             return match p.matches(need) {
                 Some(true) => None,
                 Some(false) => fail(format!(
-                    "with `{}` = {:?}, `{}` must be {} (it is {:?})",
+                    "with `{}` = {:?}, `{}` must be {} ({})",
                     when.param,
                     p.get(&when.param).unwrap_or_default(),
                     need.param,
                     list(&need.values),
-                    p.get(&need.param).or(need.absent.as_deref()).unwrap_or_default()
+                    match p.get(&need.param) {
+                        Some(v) => format!("it is {v:?}"),
+                        None => format!(
+                            "it is not set, which means {:?}",
+                            need.absent.as_deref().unwrap_or_default()
+                        ),
+                    }
                 )),
                 None => {
                     let mut v = verdict(
@@ -1107,10 +1120,17 @@ fn parameter_rule(r: Release, rule: &'static Rule, p: &Params<'_>) -> Option<Ver
             if p.matches(rule.when.as_ref()?) != Some(true) {
                 return None;
             }
-            // What the class gives is checked; a part it leaves out is the volume default's.
-            let get = |k: &str| p.get(k).and_then(|v| go_atoi(v).ok());
-            let chunks = get("dataLayout.dataChunks").zip(get("dataLayout.parityChunks"));
-            ec_parameters(chunks, get("dataLayout.stripSizeKB")).err().map(longhorn)
+            // A part the class leaves out is 0 (csi/util.go getVolumeOptions); one that is not
+            // a number is the `int-range` rule's.
+            let part = |k: &str| p.get(k).map_or(Some(0), |v| go_atoi(v).ok());
+            let (Some(data), Some(parity), Some(strip)) = (
+                part("dataLayout.dataChunks"),
+                part("dataLayout.parityChunks"),
+                part("dataLayout.stripSizeKB"),
+            ) else {
+                return None;
+            };
+            ec_parameters(data, parity, strip).err().map(longhorn)
         }
         Kind::NodeSelectorList => match node_selector_list(value) {
             Err(m) => Some(longhorn(m)),
@@ -2136,24 +2156,55 @@ fn json_object_of_resources(s: &str, components: &[String]) -> Result<(), Failur
     Ok(())
 }
 
-fn absolute_path(s: &str) -> Result<(), String> {
-    if s.starts_with('/') { Ok(()) } else { Err(format!("{s:?} is not an absolute path")) }
+/// Where the v2 instance managers log, as longhorn-manager `getLogPath` reads the setting:
+/// cleaned, and replaced by [`DEFAULT_LOG_PATH`] when it is `/`, relative, or right under `/`
+/// (or when its parent is not a directory on the host, which lhc cannot see).
+fn log_path(s: &str) -> Result<(), String> {
+    let fallback = format!("Longhorn uses its default {DEFAULT_LOG_PATH} instead");
+    let Some(rest) = s.strip_prefix('/') else {
+        return Err(format!("{s:?} is not an absolute path: {fallback}"));
+    };
+    // filepath.Clean: `//a/./b/..` is `/a`, whose parent is `/`.
+    let mut parts: Vec<&str> = vec![];
+    for p in rest.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    match parts.len() {
+        0 => Err(format!("{s:?} is the root directory: {fallback}")),
+        1 => Err(format!("{s:?} is a directory right under `/`: {fallback}")),
+        _ => Ok(()),
+    }
 }
 
-/// `;`-separated `<group>/<Kind>` entries (`apps/StatefulSet`), matched against owner
-/// references.
+/// longhorn-manager `types.DefaultLogDirectoryOnHost`.
+const DEFAULT_LOG_PATH: &str = "/var/lib/longhorn/logs/";
+
+/// The entries of a list Longhorn splits on `sep`, each trimmed, the empty ones dropped
+/// (`util.SplitStringToMap`, `ParseCSIAllowedTopologyKeys`).
+fn entries(s: &str, sep: char) -> impl Iterator<Item = &str> {
+    s.split(sep).map(str::trim).filter(|e| !e.is_empty())
+}
+
+/// `;`-separated `<group>/<Kind>` entries (`apps/StatefulSet`), matched, case-sensitive, against
+/// `<group of the apiVersion>/<Kind>` of owner references; an owner of the core group has no
+/// group in its apiVersion (`v1`) and never matches.
 fn owner_kind_list(s: &str) -> Result<(), String> {
-    if s.is_empty() {
-        return Ok(());
-    }
-    for item in s.split(';') {
+    for item in entries(s, ';') {
         let ok = item.split_once('/').is_some_and(|(group, kind)| {
-            (group.is_empty() || names::is_dns_subdomain(group))
+            names::is_dns_subdomain(group)
                 && kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                 && kind.chars().all(|c| c.is_ascii_alphanumeric())
         });
         if !ok {
-            return Err(format!("{item:?} is not <api group>/<Kind> such as apps/StatefulSet"));
+            return Err(format!(
+                "{item:?} never matches an owner reference, which Longhorn reads as <api group>/<Kind> such as apps/StatefulSet"
+            ));
         }
     }
     Ok(())
@@ -2161,12 +2212,9 @@ fn owner_kind_list(s: &str) -> Result<(), String> {
 
 /// Comma-separated label keys (`topology.kubernetes.io/zone,topology.kubernetes.io/region`).
 fn label_key_list(s: &str) -> Result<(), String> {
-    if s.is_empty() {
-        return Ok(());
-    }
-    for item in s.split(',') {
-        if !names::is_label_key(item.trim()) {
-            return Err(format!("{item:?} is not a label key"));
+    for item in entries(s, ',') {
+        if !names::is_label_key(item) {
+            return Err(format!("{item:?} is not a label key, so it matches no topology segment"));
         }
     }
     Ok(())
@@ -2292,25 +2340,28 @@ fn json_string_map(s: &str) -> Result<(), String> {
     }
 }
 
-/// Erasure-coding geometry: data ≥ 1, parity ≥ 1, data + parity ≤ 32, strip size a power of
-/// two from 4 to 1024 KiB (longhorn-manager `ValidateECParameters`), on the parts given:
-/// `(dataChunks, parityChunks)` when both are, and `stripSizeKB`.
-pub fn ec_parameters(chunks: Option<(i64, i64)>, strip_kb: Option<i64>) -> Result<(), String> {
-    if let Some((data, parity)) = chunks {
-        if data < 1 || parity < 1 {
-            return Err("dataChunks and parityChunks must be at least 1".into());
-        }
-        if data.saturating_add(parity) > 32 {
-            return Err(format!(
-                "dataChunks + parityChunks = {} is above 32",
-                data.saturating_add(parity)
-            ));
-        }
+/// The erasure-coding geometry of a sharded volume: data ≥ 1, parity ≥ 1, data + parity ≤ 32,
+/// strip size a power of two from 4 to 1024 KiB (longhorn-manager `types.ValidateECParameters`,
+/// in the order it checks them). A part the class does not give is 0.
+pub fn ec_parameters(data: i64, parity: i64, strip_kb: i64) -> Result<(), String> {
+    let of = |n: i64| if n == 0 { "0 (or not set)".to_string() } else { n.to_string() };
+    if data < 1 {
+        return Err(format!("`dataLayout.dataChunks` must be at least 1, not {}", of(data)));
     }
-    if let Some(strip_kb) = strip_kb {
-        if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
-            return Err(format!("stripSizeKB {strip_kb} is not a power of two from 4 to 1024"));
-        }
+    if parity < 1 {
+        return Err(format!("`dataLayout.parityChunks` must be at least 1, not {}", of(parity)));
+    }
+    if data.saturating_add(parity) > 32 {
+        return Err(format!(
+            "`dataLayout.dataChunks` + `dataLayout.parityChunks` = {} is above 32",
+            data.saturating_add(parity)
+        ));
+    }
+    if !(4..=1024).contains(&strip_kb) || strip_kb & (strip_kb - 1) != 0 {
+        return Err(format!(
+            "`dataLayout.stripSizeKB` must be a power of two from 4 to 1024, not {}",
+            of(strip_kb)
+        ));
     }
     Ok(())
 }
@@ -2504,6 +2555,7 @@ pub fn disk_annotation_verdicts(
                     report: Report::Always,
                     note: None,
                     values: &[],
+                    settings: &[],
                     object: None,
                     min: None,
                     max: None,
@@ -3199,22 +3251,47 @@ mod tests {
     }
 
     #[test]
+    fn lists_longhorn_matches_are_trimmed_and_a_bad_entry_only_does_nothing() {
+        let blacklist = "blacklist-for-auto-delete-pod-when-volume-detached-unexpectedly";
+        // util.SplitStringToMap: split on `;`, each entry trimmed, empty ones dropped.
+        for ok in ["apps/StatefulSet;apps/DaemonSet", "apps/StatefulSet; apps/DaemonSet;", ""] {
+            assert_eq!(setting("1.12.1", blacklist, ok), None, "{ok}");
+        }
+        // No group (an owner of apiVersion `v1` never matches), a lower-case kind, no `/`.
+        for bad in ["/ReplicaSet", "apps/statefulset", "StatefulSet"] {
+            assert_eq!(setting("1.12.1", blacklist, bad), Some(Effect::Ignored), "{bad}");
+        }
+        let keys = "csi-allowed-topology-keys";
+        for ok in ["topology.kubernetes.io/zone, kubernetes.io/hostname,", " ", ""] {
+            assert_eq!(setting("1.12.1", keys, ok), None, "{ok:?}");
+        }
+        assert_eq!(setting("1.12.1", keys, "zone=a"), Some(Effect::Ignored));
+        let v = check_setting("1.11.1", keys, "zone=a").unwrap_err();
+        assert!(v.stricter.is_some(), "{v:?}");
+    }
+
+    #[test]
     fn required_settings_are_not_empty_and_not_json() {
         assert_eq!(setting("1.10.2", "log-path", ""), Some(Effect::Ignored));
         assert_eq!(setting("1.10.2", "log-path", "   "), Some(Effect::Ignored));
         assert_eq!(setting("1.10.2", "log-path", r#"{"v2":"/x"}"#), Some(Effect::SettingSkipped));
-        assert_eq!(setting("1.10.2", "log-path", "logs"), Some(Effect::FailsLater));
-        assert_eq!(setting("1.10.2", "log-path", "/var/lib/longhorn/logs/"), None);
+        // getLogPath: a relative path, `/` and a directory right under `/` become the default.
+        for path in ["logs", "var/log", "/", "/logs", "//logs/.", "/var/../logs"] {
+            assert_eq!(setting("1.10.2", "log-path", path), Some(Effect::Reinterpreted), "{path}");
+        }
+        for path in ["/var/lib/longhorn/logs/", "/var/log/longhorn", "/a/b/../c"] {
+            assert_eq!(setting("1.12.1", "log-path", path), None, "{path}");
+        }
         assert_eq!(setting("1.8.2", "upgrade-responder-url", ""), Some(Effect::Ignored));
         // Go's json.Unmarshal takes `null` as an (empty) object: refused from 1.10.
         assert_eq!(
             setting("1.10.0", "upgrade-responder-url", "null"),
             Some(Effect::SettingSkipped)
         );
-        assert_eq!(
-            setting("1.12.1", "upgrade-responder-url", "not a url"),
-            Some(Effect::FailsLater)
-        );
+        // Stored as written; the upgrade checker's http.Post then fails.
+        assert_eq!(setting("1.12.1", "upgrade-responder-url", "not a url"), Some(Effect::Ignored));
+        let v = check_setting("1.12.1", "upgrade-responder-url", "not a url").unwrap_err();
+        assert!(v.stricter.is_some_and(|why| why.contains("upgrade notifications")), "{v:?}");
         assert_eq!(
             setting(
                 "1.12.1",
@@ -3406,23 +3483,60 @@ mod tests {
 
     #[test]
     fn data_layout_of_1_12() {
-        let sharded = [("dataEngine", "v2"), ("numberOfReplicas", "1")];
+        let ec = [
+            ("dataLayout.dataChunks", "4"),
+            ("dataLayout.parityChunks", "2"),
+            ("dataLayout.stripSizeKB", "64"),
+        ];
+        // A sharded v2 class with one replica and a geometry, `extra` taking precedence.
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut all = extra.to_vec();
+            all.extend([
+                ("dataLayout.type", "sharded"),
+                ("dataEngine", "v2"),
+                ("numberOfReplicas", "1"),
+            ]);
+            all.extend_from_slice(&ec);
+            all
+        };
+        let sharded = with(&[]);
         assert_eq!(param("1.12.1", "dataLayout.type", "sharded", &sharded), None);
-        assert_eq!(
-            param("1.12.1", "dataLayout.type", "sharded", &[("numberOfReplicas", "1")]),
-            Some(Effect::Refused)
-        );
-        assert_eq!(
-            param(
-                "1.12.1",
-                "dataLayout.type",
-                "sharded",
-                &[("dataEngine", "v2"), ("numberOfReplicas", "3")]
-            ),
-            Some(Effect::Refused)
-        );
+        assert_eq!(param("1.12.1", "dataLayout.type", "replicated", &[]), None);
+        // webhook validateDataLayout and validateShardedConstraints.
+        for others in [
+            &ec[..],                                                // v1
+            &[("dataEngine", "v2"), ("numberOfReplicas", "1")][..], // no geometry: all 0
+            &with(&[("numberOfReplicas", "3")])[..],
+            &with(&[("dataLayout.mode", "raid1")])[..],
+            &with(&[("dataLayout.stripSizeKB", "48")])[..],
+            &with(&[("dataLocality", "best-effort")])[..],
+        ] {
+            assert_eq!(
+                param("1.12.1", "dataLayout.type", "sharded", others),
+                Some(Effect::Refused),
+                "{others:?}"
+            );
+        }
+        // The mutator makes an unset replica count 1 and an unset locality `disabled`; the CSI
+        // driver makes an unset mode erasureCoding.
+        let unset = with(&[("numberOfReplicas", "0"), ("dataLocality", "disabled")]);
+        assert_eq!(param("1.12.1", "dataLayout.type", "sharded", &unset), None);
         assert_eq!(param("1.12.1", "dataLayout.type", "striped", &sharded), Some(Effect::Refused));
-        // types/ec_test.go TestValidateECParameters.
+        // Erasure-coding parameters on a class that is not sharded: refused, 0 aside.
+        let replicated = [("dataLayout.type", "replicated")];
+        for (name, value) in ec {
+            assert_eq!(param("1.12.1", name, value, &[]), Some(Effect::Refused), "{name}");
+            assert_eq!(param("1.12.1", name, value, &replicated), Some(Effect::Refused), "{name}");
+            assert_eq!(param("1.12.1", name, "0", &replicated), None, "{name}");
+            assert_eq!(param("1.12.1", name, value, &sharded), None, "{name}");
+            assert_eq!(param("1.12.1", name, "four", &sharded), Some(Effect::Refused), "{name}");
+        }
+        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &ec), Some(Effect::Refused));
+        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &sharded), None);
+        assert_eq!(param("1.12.1", "dataLayout.mode", "raid1", &[]), None);
+        let v = check_parameter("1.12.1", "dataLayout.dataChunks", "4", &[]).unwrap_err();
+        assert!(v.message.contains("`dataLayout.type` must be \"sharded\""), "{}", v.message);
+        // types.ValidateECParameters.
         for (d, p, s, ok) in [
             (1, 1, 4, true),
             (4, 2, 64, true),
@@ -3436,26 +3550,15 @@ mod tests {
             (2, 1, 2, false),
             (2, 1, 2048, false),
             (2, 1, 48, false),
+            (2, 1, 0, false),
         ] {
-            assert_eq!(ec_parameters(Some((d, p)), Some(s)).is_ok(), ok, "{d} {p} {s}");
+            assert_eq!(ec_parameters(d, p, s).is_ok(), ok, "{d} {p} {s}");
         }
-        // Each part on its own, the others left to the volume's defaults.
-        assert!(ec_parameters(Some((30, 4)), None).is_err());
-        assert!(ec_parameters(None, Some(48)).is_err());
-        assert!(ec_parameters(None, Some(64)).is_ok() && ec_parameters(None, None).is_ok());
-        let ec = |d: &'static str, p: &'static str, s: &'static str| {
-            [
-                ("dataLayout.dataChunks", d),
-                ("dataLayout.parityChunks", p),
-                ("dataLayout.stripSizeKB", s),
-            ]
-        };
-        assert_eq!(param("1.12.1", "dataLayout.mode", "erasureCoding", &ec("4", "2", "64")), None);
-        assert_eq!(
-            param("1.12.1", "dataLayout.mode", "erasureCoding", &ec("4", "2", "48")),
-            Some(Effect::Refused)
-        );
-        assert_eq!(param("1.11.3", "dataLayout.type", "sharded", &[]), None); // unknown to 1.11
+        // 1.12.0 reads no data layout at all; 1.11 has none.
+        for name in ["dataLayout.type", "dataLayout.mode", "dataLayout.dataChunks"] {
+            assert_eq!(param("1.12.0", name, "4", &[]), Some(Effect::Ignored), "{name}");
+        }
+        assert_eq!(param("1.11.3", "dataLayout.type", "sharded", &[]), None);
     }
 
     #[test]

@@ -102,7 +102,7 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
 
 /// The class of each input's unnamed runs, from the `--label` values: none; one `NAME` for every
 /// input; one `NAME` per input, in order; and `FILE=NAME` for the input given as `FILE` (which
-/// wins over a plain `NAME`). An empty `NAME` names nothing (the rows are `file:line`).
+/// wins over a plain `NAME`). An empty `NAME` names nothing (the rows are named after their file).
 fn labels(files: &[PathBuf], given: &[String]) -> Result<Vec<Option<String>>, String> {
     let inputs: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let mut plain = vec![];

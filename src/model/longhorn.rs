@@ -281,6 +281,18 @@ impl SettingValue {
 }
 
 impl SettingValue {
+    /// The value as the Longhorn manager keeps it, when that is not the value as written: the
+    /// reader of its settings ConfigMap trims spaces (only spaces, not tabs) off both ends of
+    /// every line's value before anything else (longhorn-manager types/setting.go
+    /// `GetCustomizedDefaultSettings`, `strings.Trim(value, " ")`, line 2274 at v1.12.1, the
+    /// same from v1.5.0). A string with such spaces and something between them; the values of a
+    /// per-engine table are not trimmed (only the JSON text around them is).
+    pub fn trimmed(&self) -> Option<SettingValue> {
+        let SettingValue::String(s) = self else { return None };
+        let t = s.trim_matches(' ');
+        (t.len() != s.len() && !t.is_empty()).then(|| SettingValue::String(t.to_string()))
+    }
+
     /// Whether Longhorn reads the value as `true` (Go's `strconv.ParseBool`: `1`, `t`, `T`,
     /// `true`, `True`, `TRUE`, after the trimming Longhorn does).
     pub fn is_true(&self) -> bool {

@@ -119,6 +119,9 @@ pub fn settings(
 ) -> Vec<(String, Out, Option<String>)> {
     let mut out: Vec<(String, Out, Option<String>)> = vec![];
     let mut push = |key: &str, value: &SettingValue, comment: Option<String>, render: Render| {
+        // Written as the manager keeps it: without the spaces its ConfigMap reader trims.
+        let trimmed = value.trimmed();
+        let value = trimmed.as_ref().unwrap_or(value);
         if let Some(e) = out.iter_mut().find(|(k, _, _)| k == key) {
             e.1 = setting_out(render, value);
         } else {

@@ -57,7 +57,7 @@ pub struct Section {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
-    /// The row's name, unique in its section: the class, else `file:line`, with `(run <n>)`
+    /// The row's name, unique in its section: the class, else the file's stem, with `(run <n>)`
     /// (or `(<file> run <n>)`) added when several rows have one name.
     pub class: String,
     /// The name before it was made unique.
@@ -163,8 +163,7 @@ pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
     for run in runs {
         let n = per_file.entry(run.origin.file.as_str()).or_insert(0);
         *n += 1;
-        let name =
-            run.class.clone().unwrap_or_else(|| format!("{}:{}", run.origin.file, run.origin.line));
+        let name = run.class.clone().unwrap_or_else(|| file_stem(&run.origin.file));
         let rows = by_tool.entry(run.format.tool()).or_default();
         // The comparison's first volume; several comparisons with the same one share its row.
         let against = run.baseline.as_ref().map(|b| {
@@ -219,6 +218,20 @@ pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
         }
     }
     Report { sections, verdicts, diagnostics, baseline: baseline.map(str::to_string) }
+}
+
+/// The name of a run that names no class: its file's stem (`/home/me/logs/run2.txt` is
+/// `run2`), `stdin` for `-`. Several such runs of one file, or of files with one stem, are told
+/// apart by [`name_rows`].
+fn file_stem(file: &str) -> String {
+    if file == "-" {
+        return "stdin".into();
+    }
+    let path = std::path::Path::new(file);
+    match path.file_stem().or(path.file_name()) {
+        Some(stem) => stem.to_string_lossy().into_owned(),
+        None => file.to_string(),
+    }
 }
 
 /// Makes the rows' names unique: rows sharing a name get their run's number in its file, and
@@ -463,6 +476,33 @@ mod tests {
         let source = r.arguments();
         assert_eq!(source.text.get(d.span.clone().unwrap()), Some("local-pat"));
         assert!(build(&[], None).diagnostics.is_empty());
+    }
+
+    #[test]
+    fn runs_that_name_no_class_are_named_after_their_file() {
+        let mut runs = vec![run("x", &[(RR_IOPS, 1.0)]); 5];
+        for (r, (file, line)) in runs.iter_mut().zip([
+            ("/home/me/logs/run2.txt", 1),
+            ("/home/me/logs/run3.txt", 1),
+            ("/home/me/logs/run3.txt", 40),
+            ("-", 1),
+            ("old/run2.log", 1),
+        ]) {
+            r.class = None;
+            origin(r, file, line);
+        }
+        let r = build(&runs, None);
+        let names: Vec<&str> = r.sections[0].rows.iter().map(|r| r.class.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "run2 (/home/me/logs/run2.txt run 1)",
+                "run3 (run 1)",
+                "run3 (run 2)",
+                "stdin",
+                "run2 (old/run2.log run 1)"
+            ]
+        );
     }
 
     #[test]

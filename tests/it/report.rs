@@ -424,7 +424,7 @@ fn an_unknown_baseline_is_an_error_and_the_report_is_still_shown() {
 }
 
 #[test]
-fn rows_are_named_from_the_log_else_by_file_and_line_with_runs_numbered_per_file() {
+fn rows_are_named_from_the_log_else_by_their_file_with_runs_numbered_per_file() {
     let six = "pastes/dbench-summaries-one-title.txt";
     let headed = "pastes/dbench-summaries-headings.md";
     let (_, out) = report(&[six, headed], &["--format", "json"]);
@@ -439,12 +439,12 @@ fn rows_are_named_from_the_log_else_by_file_and_line_with_runs_numbered_per_file
     assert_eq!(
         names,
         [
-            ("pastes/dbench-summaries-one-title.txt:1", 1),
-            ("pastes/dbench-summaries-one-title.txt:9", 2),
-            ("pastes/dbench-summaries-one-title.txt:14", 3),
-            ("pastes/dbench-summaries-one-title.txt:19", 4),
-            ("pastes/dbench-summaries-one-title.txt:24", 5),
-            ("pastes/dbench-summaries-one-title.txt:29", 6),
+            ("dbench-summaries-one-title (run 1)", 1),
+            ("dbench-summaries-one-title (run 2)", 2),
+            ("dbench-summaries-one-title (run 3)", 3),
+            ("dbench-summaries-one-title (run 4)", 4),
+            ("dbench-summaries-one-title (run 5)", 5),
+            ("dbench-summaries-one-title (run 6)", 6),
             ("local-path", 1),
             ("nfs-synology", 2),
             ("longhorn", 3),
@@ -461,6 +461,41 @@ fn rows_are_named_from_the_log_else_by_file_and_line_with_runs_numbered_per_file
     ] {
         assert!(out.stdout.contains(name), "{name}: {}", out.stdout);
     }
+}
+
+/// `lhc report logs/*.txt` on logs that name no class (issue 22): each row, in the table and the
+/// chart's legend, is its file's stem, not the whole path and line.
+#[test]
+fn a_log_that_names_no_class_is_named_after_its_file_in_the_table_and_the_legend() {
+    let t = Test::new()
+        .file(
+            "logs/run2.txt",
+            &read(repo().join("tests/fixtures/bench/pastes/kubestr-indented-bold.md")),
+        )
+        .file(
+            "logs/run3.txt",
+            &read(repo().join("tests/fixtures/bench/kubestr/replay-local-text-1.txt")),
+        );
+    let run2 = t.path().join("logs/run2.txt").display().to_string();
+    let run3 = t.path().join("logs/run3.txt").display().to_string();
+    let out = t.run_args(&["report", &run2, &run3, "--svg", "c.svg", "--color", "never"]);
+    out.code(0);
+    let rows: Vec<&str> = out.stdout.lines().skip(4).map(str::trim_start).collect();
+    assert!(rows[0].starts_with("run2  ") && rows[1].starts_with("run3  "), "{}", out.stdout);
+    assert!(!out.stdout.contains("logs/"), "{}", out.stdout);
+    let svg = read(t.path().join("c.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let legend: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("legend"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert_eq!(legend, ["run2", "run3"]);
+    // CSV still says where each row was read.
+    let out = t.run_args(&["report", &run2, "--format", "csv"]);
+    let first = out.stdout.lines().nth(1).unwrap_or_default();
+    assert!(first.starts_with("kubestr,run2,false,iops,random,read,"), "{}", out.stdout);
+    assert!(first.ends_with(&format!(",{run2}:3")), "{}", out.stdout);
 }
 
 /// The attribute `name` of every element of class `class` in `svg`.

@@ -253,7 +253,8 @@ fn recurring_job_names_are_label_names() {
     case("1.12.1", &group, &[("error[invalid-name]", "groups")]);
     let raw =
         class("recurringJobSelector = '[{\"name\":\"nightly\",\"isGroup\":false}]'", "", false);
-    case("1.12.1", &format!("{job}\n{raw}"), &[("error[typed-parameter]", "parameters")]);
+    // Written by hand as earlier lhc allowed: read as `recurring_jobs` (see tests/compat).
+    case("1.12.1", &format!("{job}\n{raw}"), &[("warning[old-form]", "recurringJobSelector")]);
     let selected =
         format!("{job}\n[[storage_class]]\nname = \"x\"\nrecurring_jobs = [\"nightly\"]");
     case("1.12.1", &selected, &[]);
@@ -313,4 +314,188 @@ fn tags_are_qualified_names_as_longhorn_checks_them() {
     let named = disk("").replace("name = \"nvme\"", "name = \"nvme/0\"");
     let stderr = case("1.12.1", &named, &[("error[invalid-format]", "nvme/0")]);
     assert!(stderr.contains("Longhorn takes any string as a disk name"), "{stderr}");
+}
+
+// ---- issue 22, item 6: what Longhorn's own code still refused, and what lhc refused by accident
+
+/// `disableSnapshotPurge` while `autoCleanupSystemGeneratedSnapshot` is true (its default):
+/// the manager's ConfigMap reader trims the value and writes every boolean as `true`/`false`
+/// before `(*DataStore).ValidateSetting` compares it, so every spelling of true counts.
+#[test]
+fn disable_snapshot_purge_is_refused_however_true_is_written() {
+    for (release, body) in [
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = true"),
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.9.2", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.5.4", "[longhorn.settings]\ndisableSnapshotPurge = \"true\""),
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \" true \""),
+        // strconv.ParseBool's spellings, which the reader writes as `true`.
+        ("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"True\""),
+        ("1.10.2", "[longhorn.settings]\ndisableSnapshotPurge = \"1\""),
+        ("1.12.1", "[longhorn.values.defaultSettings]\ndisableSnapshotPurge = \"true\""),
+        (
+            "1.12.1",
+            "[longhorn.settings]\nautoCleanupSystemGeneratedSnapshot = \"true\"\ndisableSnapshotPurge = \"true\"",
+        ),
+    ] {
+        let stderr = case(release, body, &[("error[setting-conflict]", "disableSnapshotPurge =")]);
+        // One setting is skipped, not every customized one (filterCustomizedDefaultSettings).
+        assert!(stderr.contains(&format!("Longhorn {release} skips `disableSnapshotPurge`")));
+    }
+    let off = "[longhorn.settings]\nautoCleanupSystemGeneratedSnapshot = false\ndisableSnapshotPurge = \"true\"";
+    case("1.12.1", off, &[]);
+    case("1.12.1", "[longhorn.settings]\ndisableSnapshotPurge = \"false\"", &[]);
+    let stderr = case("1.12.1", "[longhorn.settings]\nreplicaSoftAntiAffinity = \"TRUE\"", &[]);
+    assert!(stderr.contains("`replicaSoftAntiAffinity = true` says the same"), "{stderr}");
+}
+
+/// Erasure-coding parameters on a class that is not sharded (1.12.1's volume webhook: they must
+/// be 0), a sharded class's geometry with the parts it leaves out as 0, and 1.12.0, whose CSI
+/// driver reads no `dataLayout.*` parameter at all.
+#[test]
+fn erasure_coding_parameters_need_a_sharded_class() {
+    for parameters in [
+        "\"dataLayout.dataChunks\" = \"4\"",
+        "\"dataLayout.parityChunks\" = \"2\"",
+        "\"dataLayout.stripSizeKB\" = \"64\"",
+        "\"dataLayout.mode\" = \"erasureCoding\"",
+        "\"dataLayout.type\" = \"replicated\", \"dataLayout.dataChunks\" = \"4\"",
+    ] {
+        let stderr = case(
+            "1.12.1",
+            &class(parameters, "", false),
+            &[("error[parameter-value]", "parameters")],
+        );
+        assert!(stderr.contains("`dataLayout.type` must be \"sharded\""), "{stderr}");
+    }
+    case(
+        "1.12.1",
+        &class(
+            "\"dataLayout.type\" = \"replicated\", \"dataLayout.dataChunks\" = \"0\"",
+            "",
+            false,
+        ),
+        &[],
+    );
+    // Sharded, without a geometry: every part is 0.
+    let stderr = case(
+        "1.12.1",
+        &class("dataEngine = \"v2\", \"dataLayout.type\" = \"sharded\"", "replicas = 1\n", true),
+        &[("error[parameter-value]", "parameters")],
+    );
+    assert!(
+        stderr.contains("`dataLayout.dataChunks` must be at least 1, not 0 (or not set)"),
+        "{stderr}"
+    );
+    // A sharded class keeps its data spread: `raid1` and data locality are refused.
+    let geometry = "\"dataLayout.dataChunks\" = \"4\", \"dataLayout.parityChunks\" = \"2\", \"dataLayout.stripSizeKB\" = \"64\"";
+    for extra in ["\"dataLayout.mode\" = \"raid1\", ", ""] {
+        let locality = if extra.is_empty() { "data_locality = \"best-effort\"\n" } else { "" };
+        let parameters =
+            format!("{extra}dataEngine = \"v2\", \"dataLayout.type\" = \"sharded\", {geometry}");
+        case(
+            "1.12.1",
+            &class(&parameters, &format!("replicas = 1\n{locality}"), true),
+            &[("error[parameter-value]", "parameters")],
+        );
+    }
+    for parameters in ["\"dataLayout.dataChunks\" = \"4\"", "\"dataLayout.type\" = \"sharded\""] {
+        let stderr = case(
+            "1.12.0",
+            &class(parameters, "", false),
+            &[("warning[parameter-ignored]", "parameters")],
+        );
+        assert!(stderr.contains("Longhorn 1.12.0 has no data layouts"), "{stderr}");
+    }
+}
+
+/// The manager's ConfigMap reader trims the spaces around a value: lhc says so at the value,
+/// checks the value trimmed, and writes it trimmed.
+#[test]
+fn a_setting_value_with_spaces_around_it_is_read_and_written_trimmed() {
+    let body = "[longhorn.settings]\nlogLevel = \" Debug \"\nstorageNetwork = \"kube-system/storage-net \"\nreplicaSoftAntiAffinity = \" true\"";
+    let stderr = case(
+        "1.12.1",
+        body,
+        &[
+            ("warning[trimmed-setting-value]", "logLevel"),
+            ("warning[trimmed-setting-value]", "storageNetwork"),
+            ("warning[trimmed-setting-value]", "replicaSoftAntiAffinity"),
+        ],
+    );
+    assert!(stderr.contains("it reads \" Debug \" as \"Debug\""), "{stderr}");
+    // Only spaces: a tab stays, and Longhorn's parsers see it.
+    let tab = case(
+        "1.12.1",
+        "[longhorn.settings]\nlogLevel = \"Debug\\t\"",
+        &[("error[setting-choice]", "logLevel")],
+    );
+    assert!(!tab.contains("trimmed-setting-value"), "{tab}");
+    let text = cluster("1.12.1", body);
+    let t = Test::new().file("c.toml", &text);
+    let out = t.run_args(&["build", "c.toml"]);
+    out.code(0);
+    let values = crate::common::read(t.path().join("out/v/longhorn-values.yaml"));
+    for line in ["  logLevel: \"Debug\"\n", "  storageNetwork: \"kube-system/storage-net\"\n"] {
+        assert!(values.contains(line), "{line:?} in\n{values}");
+    }
+    assert!(!values.contains(" Debug ") && !values.contains("\" true\""), "{values}");
+}
+
+/// Values Longhorn's code stores as written, and then ignores or reads otherwise: lhc warns,
+/// with the reason; entries Longhorn trims or drops are not held against the list.
+#[test]
+fn values_longhorn_takes_as_written_are_warnings_with_the_reason() {
+    let s = "[longhorn.settings]\n";
+    for (release, line, why) in [
+        (
+            "1.12.1",
+            "upgradeResponderURL = \"longhorn-upgrade-responder.rancher.io/v1/checkupgrade\"",
+            "upgrade notifications silently stop",
+        ),
+        (
+            "1.8.2",
+            "upgradeResponderURL = \"ftp://example.com/x\"",
+            "upgrade notifications silently stop",
+        ),
+        ("1.12.1", "logPath = \"logs\"", "/var/lib/longhorn/logs/ instead"),
+        ("1.10.2", "logPath = \"/longhorn-logs\"", "/var/lib/longhorn/logs/ instead"),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"/ReplicaSet\"",
+            "never matches an owner reference",
+        ),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"apps/statefulset\"",
+            "never matches an owner reference",
+        ),
+        ("1.12.1", "csiAllowedTopologyKeys = \"zone=a\"", "matches no topology segment"),
+    ] {
+        let key = line.split(' ').next().unwrap();
+        let stderr = case(release, &format!("{s}{line}"), &[("warning[setting-format]", key)]);
+        assert!(
+            stderr.contains(&format!("Longhorn {release} takes the value as written")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(why), "{why}: {stderr}");
+    }
+    for (release, line) in [
+        (
+            "1.12.1",
+            "upgradeResponderURL = \"https://longhorn-upgrade-responder.rancher.io/v1/checkupgrade\"",
+        ),
+        ("1.12.1", "logPath = \"/var/log/longhorn\""),
+        (
+            "1.12.1",
+            "blacklistForAutoDeletePodWhenVolumeDetachedUnexpectedly = \"apps/StatefulSet; apps/DaemonSet;\"",
+        ),
+        (
+            "1.12.1",
+            "csiAllowedTopologyKeys = \"topology.kubernetes.io/zone, kubernetes.io/hostname,\"",
+        ),
+    ] {
+        let stderr = case(release, &format!("{s}{line}"), &[]);
+        assert!(!stderr.contains("warning["), "{line}: {stderr}");
+    }
 }

@@ -51,7 +51,8 @@ pub(super) fn lines(text: &str) -> Vec<Line> {
 /// Removes the markup a paste wraps a log in, which no tool prints: `>` quotes, `#` comment
 /// signs and heading marks, list bullets (`-`, `*`, `+`, `1.`), `**` emphasis and backticks
 /// (code spans), and code fences (```` ```json ````, which become blank). A `#` line or a line
-/// that is all bold is marked as a heading. kubestr's status (`- OK`) is not a bullet.
+/// that is all bold is marked as a heading. kubestr's status (`- OK`, `-  **OK**`) is not a
+/// bullet.
 pub(super) fn undecorate(line: &mut Line) {
     let original = line.text.as_str();
     let mut t = original;
@@ -82,7 +83,10 @@ pub(super) fn undecorate(line: &mut Line) {
         (digits > 0 && digits < 4).then(|| rest.strip_prefix(". ").or(rest.strip_prefix(") ")))?
     });
     if let Some(rest) = bullet {
-        if !matches!(rest.trim(), "OK" | "Error") && !rest.trim().is_empty() {
+        // The status, also in emphasis (`-  **OK**`, kubestr's bold green `OK` pasted as
+        // markdown), stays the status.
+        let plain = rest.replace("**", "").replace('`', "");
+        if !matches!(plain.trim(), "OK" | "Error") && !plain.trim().is_empty() {
             t = rest;
             changed = true;
         }
@@ -410,6 +414,9 @@ mod tests {
         assert_eq!(plain("> ```"), "");
         assert_eq!(plain("- OK"), "- OK");
         assert_eq!(plain("  -  OK"), "  -  OK");
+        // kubestr's bold green status, pasted as markdown emphasis.
+        assert_eq!(plain("      -  **OK**"), "      -  OK");
+        assert_eq!(plain("- **Error**"), "- Error");
         assert_eq!(plain("{"), "{");
         assert_eq!(plain("#"), "");
         assert_eq!(undecorated("## longhorn"), ("longhorn".into(), true));

@@ -92,6 +92,16 @@ fn markdown_emphasis_quotes_and_bullets_are_read() {
     );
     assert_eq!(runs[0].fio_version.as_deref(), Some("fio-3.30"));
 
+    // A terminal copy indented by four spaces, with `**read**:`, `**avg=…**` and kubestr's
+    // bold green status as `-  **OK**` (issue 22: the status was taken for a bullet, so the
+    // output seemed cut short).
+    let (runs, said) = paste("kubestr-indented-bold.md");
+    assert_eq!(said, []);
+    let original = only_run("kubestr/replay-local-text-1.txt");
+    assert_eq!(runs.len(), 1);
+    assert_eq!((runs[0].class.as_deref(), runs[0].origin.line), (None, 3));
+    assert_eq!(runs[0].values, original.values);
+
     let (runs, said) = paste("dbench-quoted.md");
     assert_eq!(said, []);
     // `dbench on local-path:` is a sentence, not a heading: the run is not named.
