@@ -457,6 +457,8 @@ pub enum Message {
     OutputCollision { name: String, first: String, folder: String },
     #[error("`[gitops] path` is `{given}`, but lhc writes the cluster's folder at `{actual}`")]
     GitopsPath { given: String, actual: String },
+    #[error("`[gitops] {key}` cannot be passed through: {why}")]
+    GitopsField { key: String, why: String },
 }
 
 fn replicas_tail(eligible: usize, known: bool, zones: bool) -> String {
@@ -669,6 +671,7 @@ codes! {
     YamlReading => "yaml-reading",
     NothingToImport => "nothing-to-import",
     UnusedGitopsKey => "unused-gitops-key",
+    GitopsField => "gitops-field",
     OutputCollision => "output-collision",
     GitopsPath => "gitops-path",
 }
