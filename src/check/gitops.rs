@@ -65,7 +65,7 @@ fn pass_through(g: &crate::model::Gitops, index: &SpanIndex, out: &mut Vec<Diagn
                     p.iter().map(|s| crate::parse::escape_segment(s).into_owned()).collect();
                 format!("/gitops/{table}/{}", segs.join("/"))
             };
-            if let Some((field, why)) = crate::plan::gitops::owned(table, &path) {
+            if let Some((field, why)) = crate::model::owned(table, &path) {
                 if refused.contains(&field) {
                     continue;
                 }

@@ -18,6 +18,7 @@
 mod compare;
 mod draft;
 mod gitops;
+mod install;
 mod leaves;
 mod moves;
 mod nodes;
@@ -131,12 +132,16 @@ pub(crate) enum Scope {
     Values,
     StorageClass(String),
     RecurringJob(String),
+    /// The object that installs the chart: `HelmRelease <name>`, `Application <name>`,
+    /// `helmCharts <name>`.
+    Gitops(String),
 }
 
 impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::Values => f.write_str("values"),
+            Scope::Gitops(o) => f.write_str(o),
             Scope::StorageClass(n) => write!(f, "StorageClass {n}"),
             Scope::RecurringJob(n) => write!(f, "RecurringJob {n}"),
         }
@@ -374,6 +379,8 @@ enum What {
     KubeNode,
     LonghornNode,
     FluxKustomization,
+    /// kustomize's own `kustomization.yaml`.
+    Kustomization,
     Manifest,
     Other,
 }
@@ -386,7 +393,15 @@ fn what(node: &Node) -> What {
     let kind = node.get("kind").and_then(Node::as_str);
     let (Some(api), Some(kind)) = (api, kind) else {
         let manifest = node.get("files").is_some() && node.get("format").is_some();
-        return if manifest { What::Manifest } else { What::Values };
+        // kustomize reads a kustomization.yaml without apiVersion and kind too.
+        let kustomization = node.get("helmCharts").and_then(Node::as_seq).is_some();
+        return if manifest {
+            What::Manifest
+        } else if kustomization {
+            What::Kustomization
+        } else {
+            What::Values
+        };
     };
     let group = api.split_once('/').map_or("", |(g, _)| g);
     match (group, kind) {
@@ -400,6 +415,7 @@ fn what(node: &Node) -> What {
         ("", "Node") => What::KubeNode,
         ("longhorn.io", "Node") => What::LonghornNode,
         ("kustomize.toolkit.fluxcd.io", "Kustomization") => What::FluxKustomization,
+        ("kustomize.config.k8s.io", "Kustomization") => What::Kustomization,
         _ => What::Other,
     }
 }
@@ -514,12 +530,9 @@ fn collect(
     let mut referenced: BTreeSet<usize> = BTreeSet::new();
     let mut generated = vec![];
     for (file, node, w) in &all {
-        let kustomize = node
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
-        if *w == What::Other && kustomize {
+        if *w == What::Kustomization {
             generated.extend(gitops::generated(&names[*file], node, &lookup.files));
+            referenced.extend(gitops::helm_chart_files(&names[*file], node, &lookup.files));
         }
         if *w == What::Application {
             referenced.extend(gitops::value_files(node, &lookup));
@@ -597,6 +610,14 @@ fn collect(
                 Some(s) => merge_storage(&mut c.storage, s),
                 None => ignore(file, node, describe(node)),
             },
+            What::Kustomization => {
+                if let Some(chart) =
+                    gitops::helm_charts(file, &names[file], node, &lookup, findings)
+                {
+                    c.has_values = true;
+                    take_chart(&mut c, chart, &mut layers);
+                }
+            }
             What::ConfigMap | What::OciRepository => {}
             What::Secret => {
                 ignore(file, node, format!("{} (lhc never reads Secrets)", describe(node)))
@@ -1176,7 +1197,15 @@ fn translate(
         {
             gitops_lines.push(Line::new("argocd_project", Toml::str(p), g.project_at.clone()));
         }
+        gitops_lines.extend(g.fields.lines.iter().cloned());
     }
+    let gitops_removed: Vec<((Scope, Vec<String>), String)> = c
+        .gitops
+        .iter()
+        .filter_map(|g| Some((g.fields.compared.as_ref()?.0.clone(), &g.fields.removed)))
+        .flat_map(|(scope, r)| r.iter().map(move |(p, w)| ((scope.clone(), p.clone()), w.clone())))
+        .collect();
+    c.removed.extend(gitops_removed);
     absorb(findings, &mut c.removed);
     let longhorn_on = c.has_values
         || !c.classes.is_empty()
@@ -1454,6 +1483,25 @@ fn compare_all(
     for job in &c.jobs {
         let scope = Scope::RecurringJob(job.name.clone());
         out.extend(compare::object(&scope, &job.object, jobs.get(&job.name), removed));
+    }
+    if let Some((g, (scope, input))) =
+        c.gitops.as_ref().and_then(|g| Some((g, g.fields.compared.as_ref()?)))
+    {
+        let built = match g.mode {
+            "flux" => file("gitops/flux.yaml")
+                .into_iter()
+                .find(|d| d["kind"] == "HelmRelease")
+                .map(|d| install::normal_flux(&d)),
+            "argocd" => file("gitops/argocd.yaml")
+                .into_iter()
+                .find(|d| d["metadata"]["name"] == "longhorn")
+                .map(|d| install::normal_argocd(&d, "/spec/source")),
+            _ => file("gitops/kustomization.yaml")
+                .into_iter()
+                .next()
+                .and_then(|d| d.pointer("/helmCharts/0").map(install::normal_kustomize)),
+        };
+        out.extend(compare::gitops(scope, input, built.as_ref(), removed));
     }
     out
 }

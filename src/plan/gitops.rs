@@ -68,71 +68,6 @@ pub struct Extra {
     pub helm_chart: String,
 }
 
-/// Fields of the installing objects that lhc writes itself, so a pass-through table cannot
-/// set them: (table, dotted field, what says it instead).
-pub const OWNED: &[(&str, &str, &str)] = &[
-    ("helm_release", "chart", "`[longhorn] version` pins the chart"),
-    ("helm_release", "chartRef", "`[longhorn] version` pins the chart"),
-    ("helm_release", "values", "the values are the cluster file's"),
-    ("helm_release", "valuesFrom", "the values are the cluster file's"),
-    ("helm_release", "releaseName", "write `[gitops] release_name`"),
-    (
-        "helm_release",
-        "targetNamespace",
-        "write `[longhorn] namespace` (and `[gitops] flux_namespace` for the HelmRelease's own)",
-    ),
-    ("helm_release", "interval", "write `[gitops] interval`"),
-    ("helm_release", "install.crds", "write `[gitops] crds`"),
-    ("helm_release", "upgrade.crds", "write `[gitops] crds`"),
-    ("application", "project", "write `[gitops] argocd_project`"),
-    (
-        "application",
-        "destination",
-        "write `[longhorn] namespace`: lhc installs into the cluster Argo CD runs in",
-    ),
-    (
-        "application",
-        "sources",
-        "lhc installs the Longhorn chart from https://charts.longhorn.io with the cluster file's values",
-    ),
-    (
-        "application",
-        "source.repoURL",
-        "lhc installs the Longhorn chart from https://charts.longhorn.io",
-    ),
-    ("application", "source.chart", "lhc installs the Longhorn chart"),
-    ("application", "source.targetRevision", "`[longhorn] version` pins the chart"),
-    ("application", "source.path", "lhc installs the Longhorn chart from its Helm repository"),
-    ("application", "source.ref", "lhc's Application has one source"),
-    ("application", "source.helm.values", "the values are the cluster file's"),
-    ("application", "source.helm.valuesObject", "the values are the cluster file's"),
-    ("application", "source.helm.valueFiles", "the values are the cluster file's"),
-    ("application", "source.helm.parameters", "the values are the cluster file's"),
-    ("application", "source.helm.fileParameters", "the values are the cluster file's"),
-    ("application", "source.helm.releaseName", "write `[gitops] release_name`"),
-    ("helm_chart", "name", "lhc inflates the Longhorn chart"),
-    ("helm_chart", "repo", "lhc inflates the Longhorn chart from https://charts.longhorn.io"),
-    ("helm_chart", "version", "`[longhorn] version` pins the chart"),
-    ("helm_chart", "releaseName", "write `[gitops] release_name`"),
-    ("helm_chart", "namespace", "write `[longhorn] namespace`"),
-    ("helm_chart", "valuesInline", "the values are the cluster file's"),
-    ("helm_chart", "valuesFile", "the values are the cluster file's"),
-    ("helm_chart", "additionalValuesFiles", "the values are the cluster file's"),
-    ("helm_chart", "valuesMerge", "the values are the cluster file's"),
-];
-
-/// What lhc writes as `syncPolicy.syncOptions` of the Longhorn Application.
-pub const SYNC_OPTIONS: &[&str] = &["CreateNamespace=true"];
-
-/// The field of a pass-through table that lhc writes itself: the owned prefix and why.
-pub fn owned(table: &str, path: &[String]) -> Option<(&'static str, &'static str)> {
-    OWNED.iter().find_map(|(t, field, why)| {
-        let f: Vec<&str> = field.split('.').collect();
-        (*t == table && path.len() >= f.len() && path.iter().zip(&f).all(|(a, b)| a == b))
-            .then_some((*field, *why))
-    })
-}
-
 /// `base` with `over` merged into it: maps key by key (`over`'s keys that `base` lacks after
 /// `base`'s, sorted), anything else replaced by `over`'s.
 fn merge(
@@ -206,7 +141,8 @@ fn extra(g: Option<&crate::model::Gitops>, namespace_labels: &[(String, String)]
         vec![entry("selfHeal", Out::Bool(true))],
         &without(sync.and_then(|s| s.get("automated")), &["prune"]),
     );
-    let mut sync_options: Vec<String> = SYNC_OPTIONS.iter().map(|s| s.to_string()).collect();
+    let mut sync_options: Vec<String> =
+        crate::model::SYNC_OPTIONS.iter().map(|s| s.to_string()).collect();
     for o in sync.and_then(|s| s.get("syncOptions")).and_then(Json::as_array).into_iter().flatten()
     {
         if let Some(o) = o.as_str().filter(|o| !sync_options.iter().any(|s| s == o)) {

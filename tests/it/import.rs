@@ -258,6 +258,20 @@ fn round_trip(case: &Path, t: &Test, imported: &str) {
     };
     let classes = built_objects("storageclasses.yaml");
     let jobs = built_objects("recurringjobs.yaml");
+    // The object that installs the chart, field by field besides its values.
+    let gitops: Vec<Json> = ["gitops/flux.yaml", "gitops/argocd.yaml", "gitops/kustomization.yaml"]
+        .iter()
+        .filter(|f| out.join(f).exists())
+        .flat_map(|f| yaml_docs(&read(out.join(f))))
+        .collect();
+    for o in &objects {
+        let Some((scope, expected)) = installing(o) else { continue };
+        let built = gitops.iter().find_map(|b| installing(b).map(|(_, spec)| spec));
+        match built {
+            Some(b) => problems.extend(unlisted(&scope, &expected, &b, &listed, None)),
+            None => problems.push(format!("{scope}: not built")),
+        }
+    }
     for o in objects {
         let name = o["metadata"]["name"].as_str().unwrap_or_default().to_string();
         let (scope, built) = match o["kind"].as_str() {
@@ -281,6 +295,72 @@ fn round_trip(case: &Path, t: &Test, imported: &str) {
         case.display(),
         problems.join("\n")
     );
+}
+
+/// The Longhorn chart's HelmRelease, Application or kustomize `helmCharts` entry, as the
+/// round trip compares it: its scope as the header names it, and its fields besides the values,
+/// with the defaults Flux, Argo CD and kustomize apply spelled out.
+fn installing(o: &Json) -> Option<(String, Json)> {
+    let name = o["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    let strip = |v: &mut Json, keys: &[&str]| {
+        if let Some(m) = v.as_object_mut() {
+            for k in keys {
+                m.remove(*k);
+            }
+        }
+    };
+    match (o["apiVersion"].as_str().unwrap_or_default(), o["kind"].as_str()) {
+        (a, Some("HelmRelease")) if a.starts_with("helm.toolkit.fluxcd.io/") => {
+            if o["spec"]["chart"]["spec"]["chart"] != "longhorn" {
+                return None;
+            }
+            let mut spec = o["spec"].clone();
+            strip(&mut spec, &["values", "valuesFrom"]);
+            strip(&mut spec["chart"]["spec"], &["valuesFiles"]);
+            let target = spec["targetNamespace"].as_str().map(str::to_string);
+            if spec["releaseName"].is_null() {
+                spec["releaseName"] = Json::String(match &target {
+                    Some(t) => format!("{t}-{name}"),
+                    None => name.clone(),
+                });
+            }
+            if target.is_some() && target.as_deref() == o["metadata"]["namespace"].as_str() {
+                strip(&mut spec, &["targetNamespace"]);
+            }
+            Some((format!("HelmRelease {name}"), serde_json::json!({ "spec": spec })))
+        }
+        ("argoproj.io/v1alpha1", Some("Application")) => {
+            let mut spec = o["spec"].clone();
+            let source = match spec["sources"].as_array() {
+                Some(list) => list.iter().find(|s| s["chart"] == "longhorn")?.clone(),
+                None => spec["source"].clone(),
+            };
+            if source["chart"] != "longhorn" {
+                return None;
+            }
+            let mut source = source;
+            strip(
+                &mut source["helm"],
+                &["values", "valuesObject", "valueFiles", "parameters", "fileParameters"],
+            );
+            if source["helm"]["releaseName"].is_null() {
+                source["helm"]["releaseName"] = Json::String(name.clone());
+            }
+            strip(&mut spec, &["sources"]);
+            spec["source"] = source;
+            Some((format!("Application {name}"), serde_json::json!({ "spec": spec })))
+        }
+        (a, Some("Kustomization")) if a.starts_with("kustomize.config.k8s.io/") => {
+            let mut entry =
+                o["helmCharts"].as_array()?.iter().find(|e| e["name"] == "longhorn")?.clone();
+            strip(
+                &mut entry,
+                &["valuesInline", "valuesFile", "additionalValuesFiles", "valuesMerge"],
+            );
+            Some(("helmCharts longhorn".to_string(), serde_json::json!({ "helmChart": entry })))
+        }
+        _ => None,
+    }
 }
 
 // --- the cases ---------------------------------------------------------------------------------
