@@ -232,10 +232,21 @@ pub(crate) fn argocd(
             findings,
         );
     }
-    if node.pointer("/metadata/finalizers").and_then(Node::as_seq).is_some_and(|s| !s.is_empty()) {
+    let finalizers: Vec<String> = node
+        .pointer("/metadata/finalizers")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f.as_str().map(|f| format!("`{}`", super::short(f))))
+        .collect();
+    if !finalizers.is_empty() {
+        let what = match finalizers.len() {
+            1 => format!("the finalizer {}", finalizers[0]),
+            _ => format!("the finalizers {}", super::plain_list(&finalizers)),
+        };
         warn(
             &at(file, text, node, "/metadata/finalizers"),
-            "the Application's finalizers".into(),
+            what,
             "lhc's Longhorn Application has no resources finalizer: deleting the Application must not delete Longhorn",
             "uninstall Longhorn by hand, never by deleting its Application",
             findings,
