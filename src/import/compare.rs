@@ -332,6 +332,7 @@ fn gitops_why(path: &str, input: Option<&Json>) -> Option<&'static str> {
             "the release the cluster file pins"
         }
         "spec.interval" if input.is_none() => "lhc's default",
+        "spec.chart.spec.chart" => "lhc installs the Longhorn chart itself",
         "spec.source.repoURL" | "spec.source.chart" | "helmChart.repo" | "helmChart.name" => {
             "lhc installs the Longhorn chart from https://charts.longhorn.io"
         }

@@ -35,6 +35,8 @@ pub(crate) struct Gitops {
 
 /// The other documents of the input, for references.
 pub(crate) struct Lookup<'a> {
+    /// A wrapper chart's key that holds Longhorn's values.
+    pub wrapper: Option<String>,
     pub texts: &'a [&'a str],
     /// (file, node) of every ConfigMap.
     pub config_maps: Vec<(usize, &'a Node)>,
@@ -44,6 +46,14 @@ pub(crate) struct Lookup<'a> {
     /// ConfigMaps that a kustomization's `configMapGenerator` makes from input files.
     pub generated: Vec<Generated>,
     pub limits: &'a Limits,
+}
+
+impl Lookup<'_> {
+    /// Whether values are Longhorn's, or a wrapper chart's holding Longhorn's under its key.
+    pub(crate) fn longhorn_values(&self, values: &Node) -> bool {
+        looks_like_longhorn(values)
+            || self.wrapper.as_ref().is_some_and(|k| values.get(k).is_some_and(looks_like_longhorn))
+    }
 }
 
 fn name_of(node: &Node) -> Option<&str> {
@@ -109,9 +119,12 @@ pub(crate) fn looks_like_longhorn(values: &Node) -> bool {
         "csi",
         "preUpgradeChecker",
     ];
-    values
-        .as_map()
-        .is_some_and(|m| m.iter().any(|(k, _)| k.as_str().is_some_and(|k| KEYS.contains(&k))))
+    let longhorn = |v: &Node| {
+        v.as_map()
+            .is_some_and(|m| m.iter().any(|(k, _)| k.as_str().is_some_and(|k| KEYS.contains(&k))))
+    };
+    // A wrapper chart's values, under its `longhorn` dependency, are still Longhorn's to import.
+    longhorn(values) || values.get("longhorn").is_some_and(longhorn)
 }
 
 /// A Flux HelmRelease of the Longhorn chart; `None` for another chart.
@@ -147,8 +160,12 @@ pub(crate) fn helm_release(
         longhorn |= ref_name.is_some_and(|n| n.contains("longhorn"));
     }
     let values = spec.get("values");
-    if !longhorn && !values.is_some_and(looks_like_longhorn) {
+    if !longhorn && !values.is_some_and(|v| lookup.longhorn_values(v)) {
         return None;
+    }
+    if !longhorn && lookup.wrapper.is_some() {
+        // The wrapper chart's version, not Longhorn's: its Chart.yaml pins Longhorn's.
+        chart.version = None;
     }
     let namespace = spec
         .get("targetNamespace")

@@ -15,6 +15,7 @@
 //!    again as plain values. Repeat until nothing changes.
 //! 5. The header lists every key where the build differs from the input, and why.
 
+mod chart_class;
 mod compare;
 mod draft;
 mod gitops;
@@ -25,6 +26,7 @@ mod nodes;
 mod objects;
 mod settings;
 mod values;
+mod wrapper;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -64,6 +66,8 @@ pub struct Options {
     pub name: Option<String>,
     /// The chart version, overriding what the input pins.
     pub chart_version: Option<String>,
+    /// The key of a wrapper chart's values under which Longhorn's are (`--values-path`).
+    pub values_path: Option<String>,
     /// How the cluster file is named in diagnostics about it.
     pub output: String,
     pub limits: Limits,
@@ -74,6 +78,7 @@ impl Default for Options {
         Options {
             name: None,
             chart_version: None,
+            values_path: None,
             output: "cluster.toml".into(),
             limits: Limits::default(),
         }
@@ -381,6 +386,8 @@ enum What {
     FluxKustomization,
     /// kustomize's own `kustomization.yaml`.
     Kustomization,
+    /// A chart's `Chart.yaml` (a wrapper chart's, when it depends on Longhorn).
+    ChartYaml,
     Manifest,
     Other,
 }
@@ -392,6 +399,9 @@ fn what(node: &Node) -> What {
     let api = node.get("apiVersion").and_then(Node::as_str);
     let kind = node.get("kind").and_then(Node::as_str);
     let (Some(api), Some(kind)) = (api, kind) else {
+        if wrapper::is_chart_yaml(node) {
+            return What::ChartYaml;
+        }
         let manifest = node.get("files").is_some() && node.get("format").is_some();
         // kustomize reads a kustomization.yaml without apiVersion and kind too.
         let kustomization = node.get("helmCharts").and_then(Node::as_seq).is_some();
@@ -511,14 +521,25 @@ fn collect(
     findings: &mut Vec<Finding>,
 ) -> Collected {
     let all = documents(docs);
-    let mut c = Collected::default();
     let first_docs: Vec<Option<&Node>> =
         docs.iter().map(|d| d.iter().map(|d| &d.root).find(|r| !r.is_null())).collect();
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let of = |w: What| -> Vec<(usize, &Node)> {
         all.iter().filter(|(_, _, k)| *k == w).map(|(f, n, _)| (*f, *n)).collect()
     };
+    // A wrapper chart: Longhorn's values are under its dependency's key.
+    let charts: Vec<(usize, &str, &Node)> =
+        of(What::ChartYaml).into_iter().map(|(f, n)| (f, texts[f], n)).collect();
+    let wrapper = match wrapper::find(&charts, options.values_path.as_deref(), findings) {
+        Ok(w) => w,
+        Err(()) => return Collected::default(),
+    };
+    let mut c = Collected::default();
+    if let Some((v, at)) = wrapper.as_ref().and_then(|w| w.version.clone()) {
+        c.versions.push((v, Some(at)));
+    }
     let lookup = gitops::Lookup {
+        wrapper: wrapper.as_ref().map(|w| w.key.clone()),
         texts,
         config_maps: of(What::ConfigMap),
         oci_repositories: of(What::OciRepository),
@@ -541,6 +562,7 @@ fn collect(
     referenced.extend(generated.iter().map(|g| g.file));
     let lookup = gitops::Lookup { generated, ..lookup };
     let mut layers: Vec<Leaves> = vec![];
+    let mut class_layers: Vec<Leaves> = vec![];
     // Documents of each values file so far (Helm 4 merges them; Helm 3 reads the first).
     let mut values_documents: BTreeMap<usize, usize> = BTreeMap::new();
     let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
@@ -575,7 +597,10 @@ fn collect(
                     .with_help("give each document a file of its own and pass them in order (`-f base.yaml -f prod.yaml`): every Helm merges those");
                     findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
-                if !gitops::looks_like_longhorn(node)
+                // `--values-path` says the values files are a wrapper chart's: read them all.
+                let flagged = options.values_path.is_some() && charts.is_empty();
+                if !flagged
+                    && !lookup.longhorn_values(node)
                     && !node.as_map().is_some_and(|m| m.is_empty())
                 {
                     ignore(file, node, "a mapping that holds no Longhorn values".into());
@@ -619,6 +644,18 @@ fn collect(
                 }
             }
             What::ConfigMap | What::OciRepository => {}
+            What::ChartYaml => {
+                if wrapper.is_none() {
+                    ignore(
+                        file,
+                        node,
+                        format!(
+                            "the Chart.yaml of chart `{}` (it does not depend on Longhorn)",
+                            short(node.get("name").and_then(Node::as_str).unwrap_or_default())
+                        ),
+                    );
+                }
+            }
             What::Secret => {
                 ignore(file, node, format!("{} (lhc never reads Secrets)", describe(node)))
             }
@@ -628,7 +665,10 @@ fn collect(
                 if provisioner != Some(crate::plan::PROVISIONER) {
                     ignore(file, node, format!("{} (not a Longhorn class)", describe(node)));
                 } else if name == Some("longhorn") {
-                    ignore(file, node, "StorageClass `longhorn` (the chart's own class: `[longhorn.default_class]` describes it)".into());
+                    // The chart's own class: the values it was rendered from, under every
+                    // values file (what Git says wins over what the cluster shows).
+                    c.has_values = true;
+                    class_layers.push(chart_class::values(file, text, node, findings));
                 } else if c
                     .classes
                     .iter()
@@ -733,8 +773,16 @@ fn collect(
             c.cluster = Some((name, None));
         }
     }
+    if let Some(w) = &wrapper {
+        if charts.is_empty() && wrapper::missing(&w.key, &layers, findings) {
+            return Collected::default();
+        }
+        let mut others = BTreeMap::new();
+        layers = layers.into_iter().map(|l| wrapper::unwrap(l, w, &mut others, findings)).collect();
+        wrapper::note_others(others, findings);
+    }
     let mut merged = Leaves::new();
-    for l in layers {
+    for l in class_layers.into_iter().chain(layers) {
         leaves::overlay(&mut merged, l);
     }
     leave_out_too_many(&mut merged, findings);
@@ -1369,6 +1417,22 @@ fn converge(
                         format!("commented out ({}[{}])", d.severity.as_str(), d.code()),
                     );
                 }
+                let mut moved = moved;
+                if matches!(d.code(), "unknown-value" | "unknown-setting") {
+                    let better = line.from.iter().find_map(|(scope, path)| {
+                        (*scope == Scope::Values).then(|| elsewhere(cx.release, path)).flatten()
+                    });
+                    if let Some(help) = better {
+                        off.insert(
+                            pointer_of(&layout, t, l),
+                            comment_lines(
+                                &Diagnostic { help: Some(help.clone()), ..d.clone() },
+                                line.origin.as_ref().map(&place_of),
+                            ),
+                        );
+                        moved.help = Some(help);
+                    }
+                }
                 off_findings.push(Finding { file, diagnostic: moved, removed: None });
                 newly_off = true;
             } else if !d.is_error() {
@@ -1422,6 +1486,41 @@ fn converge(
         findings.push(Finding { file: None, diagnostic: diag, removed: None });
     }
     (own, text)
+}
+
+/// A values key Helm ignores because it is in the wrong place, and the chart key it likely
+/// meant: the longest tail of its path that exactly one key of the release ends with
+/// (`monitoring.serviceMonitor.enabled` is `metrics.serviceMonitor.enabled`,
+/// `defaultSettings.defaultClassReplicaCount` is `persistence.defaultClassReplicaCount`).
+fn elsewhere(release: &Release, path: &[String]) -> Option<String> {
+    if path.len() > 1 && path[0] == "longhorn" {
+        return Some("Helm ignores `longhorn:` in values given to the Longhorn chart itself: they are a wrapper chart's values (for its `longhorn` dependency); pass the wrapper's Chart.yaml, or `--values-path longhorn`, to import them as Longhorn's".into());
+    }
+    let paths = release.value_paths();
+    let what = |p: &[String]| {
+        let dotted_path = dotted(p);
+        match crate::model::chart_keys::first_class(&dotted_path) {
+            Some((_, how)) => format!("`{dotted_path}` ({how})"),
+            None => format!("`{dotted_path}`"),
+        }
+    };
+    for n in (1..path.len()).rev() {
+        let tail = &path[path.len() - n..];
+        if n == 1 && tail[0].len() < 8 {
+            continue;
+        }
+        let found: Vec<&Vec<String>> = paths
+            .iter()
+            .filter(|p| p.len() > n && p.ends_with(tail) && p.as_slice() != path)
+            .collect();
+        if let [one] = found.as_slice() {
+            return Some(format!(
+                "Helm ignores it here: did you mean {}? Write it there in the input, then import again",
+                what(one)
+            ));
+        }
+    }
+    None
 }
 
 fn pointer_of(layout: &draft::Layout, t: usize, l: usize) -> String {

@@ -1186,6 +1186,82 @@ stringData:
     }
 }
 
+/// A wrapper chart's key that does not exist: an error at its line, exit 1, nothing written.
+#[test]
+fn a_wrapper_chart_without_the_key_is_an_error_at_its_line_and_nothing_is_written() {
+    let chart = "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n  - name: longhorn\n    alias: storage\n    version: 1.12.1\n    repository: https://charts.longhorn.io\n";
+    let values = "storage:\n  defaultSettings:\n    storageOverProvisioningPercentage: 150\n";
+    let t = Test::new().file("Chart.yaml", chart).file("values.yaml", values);
+    let args = ["import", "Chart.yaml", "values.yaml", "--values-path", "lh", "-o", "c.toml"];
+    let out = t.run_args(&[&args[..], &["--color", "never"]].concat());
+    out.code(1);
+    assert!(
+        out.stderr.contains("error[not-imported]: `--values-path lh` is not in the cluster file: the wrapper chart `platform` has no dependency named or aliased `lh`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--> Chart.yaml:4:1"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("its dependencies' keys: `storage` (chart longhorn)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.ends_with("error: 1 error; nothing was written\n"), "{}", out.stderr);
+    assert!(!t.path().join("c.toml").exists(), "nothing is written");
+    // Without a Chart.yaml: the values must hold the key.
+    let t = Test::new().file("values.yaml", values);
+    let out = t.run_args(&[
+        "import",
+        "values.yaml",
+        "--values-path",
+        "longhorn",
+        "-o",
+        "c.toml",
+        "--color",
+        "never",
+    ]);
+    out.code(1);
+    assert!(out.stderr.contains("no values of the input have a key `longhorn`"), "{}", out.stderr);
+    assert!(out.stderr.contains("--> values.yaml:3:5"), "{}", out.stderr);
+    assert!(out.stderr.contains("the values' top-level keys: `storage`"), "{}", out.stderr);
+    assert!(!t.path().join("c.toml").exists(), "nothing is written");
+    // The right key imports.
+    let t = Test::new().file("Chart.yaml", chart).file("values.yaml", values);
+    t.run_args(&[
+        "import",
+        "Chart.yaml",
+        "values.yaml",
+        "--values-path",
+        "storage",
+        "-o",
+        "c.toml",
+    ])
+    .code(0);
+    assert!(read(t.path().join("c.toml")).contains("storageOverProvisioningPercentage = 150"));
+}
+
+/// Ingress TLS: an empty `tlsSecret` is the ingress controller's default certificate
+/// (`tls = true`); an absent one is the chart's default Secret, which the build writes back.
+#[test]
+fn ingress_tls_without_a_secret_of_its_own_is_imported_and_built() {
+    for (tls_secret, line, built) in [
+        ("  tlsSecret: \"\"\n", "tls = true", ""),
+        ("", "tls_secret = \"longhorn.local-tls\"", "longhorn.local-tls"),
+    ] {
+        let values = format!(
+            "longhornUI:\n  replicas: 1\ningress:\n  enabled: true\n  host: longhorn.example.com\n  tls: true\n{tls_secret}"
+        );
+        let t = Test::new().file("values.yaml", &values);
+        t.run_args(&["import", "values.yaml", "--chart-version", "1.12.1", "-o", "c.toml"]).code(0);
+        let cluster = read(t.path().join("c.toml"));
+        assert!(cluster.contains(line), "{cluster}");
+        t.run_args(&["build", "c.toml"]).code(0);
+        let v = yaml_docs(&read(t.path().join("out/c/longhorn-values.yaml"))).remove(0);
+        assert_eq!(v["ingress"]["tls"], Json::Bool(true), "{values}");
+        assert_eq!(v["ingress"]["tlsSecret"], built, "{values}");
+    }
+}
+
 /// The codes only `lhc import` gives, each pinned with its full message in
 /// `tests/commands/<code>.stderr`.
 #[test]
