@@ -21,6 +21,7 @@ mod draft;
 mod gitops;
 mod install;
 mod leaves;
+mod live;
 mod moves;
 mod nodes;
 mod objects;
@@ -355,6 +356,8 @@ struct Collected {
     jobs: Vec<objects::JobIn>,
     kube_nodes: Vec<(usize, Node)>,
     longhorn_nodes: Vec<(usize, Node)>,
+    /// `settings.longhorn.io` objects, read once the release is known.
+    settings: Vec<(usize, Node)>,
     facts: Option<(usize, Node, crate::plan::Facts)>,
     removed: Removed,
 }
@@ -388,6 +391,10 @@ enum What {
     Kustomization,
     /// A chart's `Chart.yaml` (a wrapper chart's, when it depends on Longhorn).
     ChartYaml,
+    /// `backuptargets.longhorn.io`.
+    BackupTarget,
+    /// `settings.longhorn.io`.
+    Setting,
     Manifest,
     Other,
 }
@@ -424,6 +431,8 @@ fn what(node: &Node) -> What {
         ("longhorn.io", "RecurringJob") => What::RecurringJob,
         ("", "Node") => What::KubeNode,
         ("longhorn.io", "Node") => What::LonghornNode,
+        ("longhorn.io", "BackupTarget") => What::BackupTarget,
+        ("longhorn.io", "Setting") => What::Setting,
         ("kustomize.toolkit.fluxcd.io", "Kustomization") => What::FluxKustomization,
         ("kustomize.config.k8s.io", "Kustomization") => What::Kustomization,
         _ => What::Other,
@@ -708,6 +717,14 @@ fn collect(
                         None => c.jobs.push(job),
                     }
                 }
+            }
+            What::BackupTarget => {
+                c.has_values = true;
+                class_layers.push(live::backup_target(file, text, node, findings));
+            }
+            What::Setting => {
+                c.has_values = true;
+                c.settings.push((file, node.clone()));
             }
             What::KubeNode => c.kube_nodes.push((file, node.clone())),
             What::LonghornNode => c.longhorn_nodes.push((file, node.clone())),
@@ -1098,6 +1115,15 @@ fn translate(
     findings: &mut Vec<Finding>,
 ) -> Option<(Vec<Diagnostic>, String)> {
     let (release, mut longhorn) = target(c, knowledge, options, findings)?;
+    // A running cluster's settings, under every values file.
+    if !c.settings.is_empty() {
+        let objects: Vec<(usize, &str, &Node)> =
+            c.settings.iter().map(|(f, n)| (*f, sources[*f].text.as_str(), n)).collect();
+        for (path, leaf) in live::settings(&objects, release, findings) {
+            c.input_values.entry(path.clone()).or_insert_with(|| leaf.clone());
+            c.values.entry(path).or_insert(leaf);
+        }
+    }
     let moved = moves::apply(&mut c.values, knowledge, release, &mut c.removed, findings);
     let cx = values::Cx { knowledge, release, moved: &moved };
     let lh = &knowledge.longhorn;
