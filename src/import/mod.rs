@@ -358,6 +358,8 @@ struct Collected {
     longhorn_nodes: Vec<(usize, Node)>,
     /// `settings.longhorn.io` objects, read once the release is known.
     settings: Vec<(usize, Node)>,
+    /// `[node_config] routes`, from the files lhc's manifest lists, and where.
+    routes: Option<(Vec<String>, At)>,
     facts: Option<(usize, Node, crate::plan::Facts)>,
     removed: Removed,
 }
@@ -734,6 +736,8 @@ fn collect(
                     .and_then(|f| serde_json::from_value::<crate::plan::Facts>(f.to_json()).ok());
                 match facts {
                     Some(facts) => {
+                        c.routes =
+                            routes_of(node).map(|r| (r, objects::at(file, text, node, "/files")));
                         if let Some(chart) = &facts.chart {
                             let at = objects::at(file, text, node, "/facts/chart");
                             c.versions.push((chart.clone(), Some(at)));
@@ -808,6 +812,33 @@ fn collect(
     leave_out_credentials(&mut merged, sources, &mut c.removed, findings);
     c.values = merged;
     c
+}
+
+/// The `[node_config] routes` whose files lhc's manifest lists (`nodes.sh` is `script`); `None`
+/// for the default, `["script"]`.
+fn routes_of(manifest: &Node) -> Option<Vec<String>> {
+    let files: Vec<&str> = manifest
+        .get("files")
+        .and_then(Node::as_map)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, _)| k.as_str())
+        .collect();
+    let mut routes = vec![];
+    for (route, file) in [
+        ("admission-policy", "node-config/admission-policy.yaml"),
+        ("hcloud-autoscaler", "node-config/hcloud-autoscaler.env"),
+        ("k3s", "node-config/k3s/"),
+        ("kyverno", "node-config/kyverno.yaml"),
+        ("rke2", "node-config/rke2/"),
+        ("script", "nodes.sh"),
+        ("talos", "node-config/talos/"),
+    ] {
+        if files.iter().any(|f| f.starts_with(file)) {
+            routes.push(route.to_string());
+        }
+    }
+    (!routes.is_empty() && routes != ["script"]).then_some(routes)
 }
 
 fn take_chart(c: &mut Collected, chart: gitops::Chart, layers: &mut Vec<Leaves>) {
@@ -1103,6 +1134,7 @@ struct Parts {
     longhorn: Vec<Line>,
     cluster: Vec<Line>,
     gitops: Vec<Line>,
+    node_config: Vec<Line>,
     classes: Vec<objects::ClassIn>,
     pools: Vec<nodes::PoolIn>,
 }
@@ -1286,8 +1318,20 @@ fn translate(
         || !c.jobs.is_empty()
         || !c.longhorn_nodes.is_empty()
         || c.facts.as_ref().is_none_or(|(_, _, f)| f.chart.is_some());
-    let parts =
-        Parts { longhorn_on, longhorn, cluster: vec![name], gitops: gitops_lines, classes, pools };
+    let node_config: Vec<Line> = c
+        .routes
+        .iter()
+        .map(|(r, at)| Line::new("routes", Toml::strings(r), Some(at.clone())))
+        .collect();
+    let parts = Parts {
+        longhorn_on,
+        longhorn,
+        cluster: vec![name],
+        gitops: gitops_lines,
+        node_config,
+        classes,
+        pools,
+    };
     Some(converge(c, &cx, &parts, sources, options, findings))
 }
 
@@ -1319,6 +1363,11 @@ fn assemble(c: &Collected, parts: &Parts, mapped: values::Mapped) -> Vec<Table> 
             _ => {}
         }
         t.lines.extend(mapped.tables.remove(header).unwrap_or_default());
+        tables.push(t);
+    }
+    if !parts.node_config.is_empty() {
+        let mut t = Table::new("node_config", "/node_config");
+        t.lines.extend(parts.node_config.iter().cloned());
         tables.push(t);
     }
     if !parts.gitops.is_empty() {

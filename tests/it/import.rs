@@ -529,6 +529,89 @@ fn lhc_s_own_output_imports_back_to_an_equivalent_cluster_file() {
     }
 }
 
+/// Every golden output (`out/` and `tests/cases/*/out/`), imported back, builds the same YAML
+/// and facts: whatever the cluster file said, GitOps fields included, lhc's own output says it
+/// again.
+#[test]
+fn every_golden_output_imports_back_to_an_equivalent_cluster_file() {
+    let mut folders = vec![];
+    for entry in std::fs::read_dir(repo().join("out")).unwrap() {
+        folders.push(entry.unwrap().path());
+    }
+    for case in std::fs::read_dir(repo().join("tests/cases")).unwrap() {
+        let out = case.unwrap().path().join("out");
+        for entry in std::fs::read_dir(&out).into_iter().flatten() {
+            folders.push(entry.unwrap().path());
+        }
+    }
+    folders.retain(|f| f.join(".lhc-manifest.json").exists());
+    folders.sort();
+    assert!(folders.len() >= 15, "{folders:?}");
+    // What lhc's YAML output does not say, so that import cannot say it back: the hcloud
+    // provider and a pool's location (in nodes.sh and the Hetzner catalogue's sizes only).
+    const NOT_IN_THE_OUTPUT: &[(&str, &str)] = &[
+        (
+            "tests/cases/hcloud-autoscaler/",
+            "`provider = \"hcloud\"`, which the autoscaler route needs",
+        ),
+        (
+            "tests/cases/hcloud-zones/",
+            "`provider = \"hcloud\"` and the pools' locations (their zones)",
+        ),
+    ];
+    let mut compared = 0;
+    let mut failures = vec![];
+    for folder in folders {
+        let shown = folder.strip_prefix(repo()).unwrap().display().to_string();
+        if let Some((_, why)) = NOT_IN_THE_OUTPUT.iter().find(|(p, _)| shown.starts_with(p)) {
+            eprintln!("{shown}: not compared: the output does not say {why}");
+            continue;
+        }
+        let cluster = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let manifest: Json =
+            serde_json::from_str(&read(folder.join(".lhc-manifest.json"))).unwrap();
+        if manifest["facts"]["chart"].is_null() {
+            continue; // a cluster without Longhorn: nothing for import to say back
+        }
+        let t = Test::new();
+        for (path, text) in read_tree(&folder) {
+            t.file_write(&format!("a/{cluster}/{path}"), &text);
+        }
+        let imported =
+            t.run_args(&["import", &format!("a/{cluster}"), "-o", "back.toml", "--color", "never"]);
+        if imported.code > 1 {
+            failures.push(format!("{}: import: {}", folder.display(), imported.stderr));
+            continue;
+        }
+        let back = read(t.path().join("back.toml"));
+        let built = t.run_args(&["build", "back.toml", "-o", "b", "--color", "never"]);
+        if built.code != 0 {
+            failures.push(format!(
+                "{}: the import does not build\n{back}\n{}",
+                folder.display(),
+                built.stderr
+            ));
+            continue;
+        }
+        let (files_a, facts_a) = build_facts(&folder);
+        let (files_b, facts_b) = build_facts(&t.path().join("b").join(&cluster));
+        let mut differ: Vec<&String> = files_a
+            .keys()
+            .chain(files_b.keys())
+            .filter(|k| files_a.get(*k) != files_b.get(*k))
+            .collect();
+        differ.dedup();
+        if !differ.is_empty() {
+            failures.push(format!("{}: {differ:?} differ\n{back}", folder.display()));
+        } else if without_label_only_pools(facts_a) != without_label_only_pools(facts_b) {
+            failures.push(format!("{}: the facts differ\n{back}", folder.display()));
+        }
+        compared += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared >= 12, "{compared} golden outputs compared");
+}
+
 // --- generated cluster files: import(build(x)) builds as x --------------------------------------
 
 const VERSIONS: &[&str] = &[
@@ -693,8 +776,25 @@ fn generate(rng: &mut Rng, i: usize) -> String {
     if rng.chance(40) && has("longhornManager.log.format") {
         t += "\n[longhorn.values]\nlonghornManager.log.format = \"json\"\n";
     }
-    if rng.chance(30) {
-        t += &format!("\n[gitops]\nmode = \"{}\"\n", rng.pick(&["flux", "argocd"]));
+    if rng.chance(40) {
+        let mode = *rng.pick(&["flux", "argocd", "kustomize-helm"]);
+        t += &format!("\n[gitops]\nmode = \"{mode}\"\n");
+        if rng.chance(40) {
+            t += "release_name = \"longhorn-system-longhorn\"\n";
+        }
+        match mode {
+            "flux" if rng.chance(60) => {
+                t += "flux_namespace = \"flux-system\"\ninterval = \"1h\"\ncrds = \"Create\"\n";
+                t += "\n[gitops.helm_release]\ntimeout = \"10m\"\nupgrade.force = true\n";
+            }
+            "argocd" if rng.chance(60) => {
+                t += "\n[gitops.application]\nrevisionHistoryLimit = 3\nsyncPolicy.syncOptions = [\"ServerSideApply=true\"]\n";
+            }
+            "kustomize-helm" if rng.chance(60) => {
+                t += "\n[gitops.helm_chart]\nskipTests = true\n";
+            }
+            _ => {}
+        }
     }
     let mut jobs = vec![];
     for j in 0..rng.below(3) {
