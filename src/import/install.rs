@@ -173,6 +173,10 @@ pub(crate) fn flux(file: usize, text: &str, node: &Node, findings: &mut Vec<Find
             ("install" | "upgrade", Some(inner)) => {
                 for (ik, iv) in inner {
                     let Some(ik) = ik.as_str().filter(|k| *k != "crds") else { continue };
+                    // lhc's own remediation, as lhc writes it.
+                    if ik == "remediation" && iv.to_json() == serde_json::json!({ "retries": 3 }) {
+                        continue;
+                    }
                     let here = at(file, text, node, &format!("/spec/{key}/{}", escape(ik)));
                     pass("helm_release", &[key, ik], iv, here, &mut f, findings);
                 }
@@ -431,6 +435,12 @@ pub(crate) fn kustomize(
         ]
         .contains(&key)
         {
+            continue;
+        }
+        // lhc's own: nothing the kustomization renders is pruned or deleted by Argo CD.
+        let lhc =
+            serde_json::json!({ "argocd.argoproj.io/sync-options": "Prune=false,Delete=false" });
+        if key == "commonAnnotations" && node.get(key).is_some_and(|v| v.to_json() == lhc) {
             continue;
         }
         warn(

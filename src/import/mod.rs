@@ -1,8 +1,11 @@
 //! `lhc import`: an existing Longhorn installation in (YAML files in any mix, recognised by
 //! content: Helm values, Flux HelmReleases with the ConfigMaps their `valuesFrom` names, Argo CD
-//! Applications, StorageClasses, RecurringJobs, `kubectl get nodes` and `nodes.longhorn.io`
-//! dumps, lhc's own output and manifest); a cluster file out, and every diagnostic lhc has about
-//! the configuration at the file and line it was written.
+//! Applications, kustomize `helmCharts`, a wrapper chart's `Chart.yaml` and values
+//! ([`wrapper`]), StorageClasses (the chart's own [`chart_class`]), RecurringJobs, BackupTargets
+//! and settings dumps ([`live`]), `kubectl get nodes` and `nodes.longhorn.io` dumps, lhc's own
+//! output and manifest); a cluster file out, and every diagnostic lhc has about the
+//! configuration at the file and line it was written. The installing object's own fields go
+//! to `[gitops]` ([`install`]).
 //!
 //! 1. Read every file under [`crate::yaml::Limits`] (spans kept), classify each document.
 //! 2. Merge the values as Helm would (values files in order; Flux `valuesFrom` then `values`;
