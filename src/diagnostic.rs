@@ -491,6 +491,8 @@ pub enum Message {
     VariablesUnchecked { checks: String, names: String },
     #[error("{path}: {problem}")]
     VarsFile { path: String, problem: String },
+    #[error("`[gitops] {key}` cannot be passed through: {why}")]
+    GitopsField { key: String, why: String },
 }
 
 fn replicas_tail(eligible: usize, known: bool, zones: bool) -> String {
@@ -706,6 +708,7 @@ codes! {
     YamlReading => "yaml-reading",
     NothingToImport => "nothing-to-import",
     UnusedGitopsKey => "unused-gitops-key",
+    GitopsField => "gitops-field",
     OutputCollision => "output-collision",
     GitopsPath => "gitops-path",
     InvalidVariable => "invalid-variable",

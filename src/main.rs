@@ -220,6 +220,10 @@ enum Command {
         /// The Longhorn chart release, when the input does not pin one (or to override it).
         #[arg(long, value_name = "VERSION")]
         chart_version: Option<String>,
+        /// The values are a wrapper chart's: Longhorn's are under this key (its dependency's
+        /// name or alias); a Chart.yaml among the inputs says so too.
+        #[arg(long, value_name = "KEY")]
+        values_path: Option<String>,
         /// Write nothing; only report (a linter for values files, for CI and pre-commit).
         #[arg(long)]
         check: bool,
@@ -380,10 +384,18 @@ fn main() -> ExitCode {
                 },
             ),
         },
-        Command::Import { files, output, name, chart_version, check, force } => {
+        Command::Import { files, output, name, chart_version, values_path, check, force } => {
             commands::import::run(
                 &ui,
-                commands::import::Options { files, output, name, chart_version, check, force },
+                commands::import::Options {
+                    files,
+                    output,
+                    name,
+                    chart_version,
+                    values_path,
+                    check,
+                    force,
+                },
             )
         }
         Command::Schema => commands::schema::run(),

@@ -143,6 +143,10 @@ impl Renderer {
             File::RecurringJobs(r) => {
                 self.render("recurringjobs.yaml.j2", context! { origin => origin, r => ser(r) })
             }
+            File::GitopsNamespace(g) => self.render(
+                "gitops-kustomize-helm-namespace.j2",
+                context! { origin => origin, g => ser(g) },
+            ),
             File::Gitops(g) => {
                 let mode = g.plan.mode.as_str();
                 let ctx = context! { origin => origin, g => ser(&g.plan) };
@@ -177,11 +181,13 @@ impl Renderer {
         if let (true, Some(g), Some(File::Values(values))) =
             (chart, &plan.chart, plan.files.get("longhorn-values.yaml"))
         {
-            let file = crate::plan::gitops::GitopsFile {
-                plan: g.clone(),
-                values: values.clone(),
-                storage: false,
-            };
+            // kustomize-helm has no object that installs the chart: Argo CD's Application does.
+            let mut g = g.clone();
+            if g.mode == crate::model::GitopsMode::KustomizeHelm {
+                g.mode = crate::model::GitopsMode::Argocd;
+            }
+            let file =
+                crate::plan::gitops::GitopsFile { plan: g, values: values.clone(), storage: false };
             let text = self.gitops_docs(&file)?;
             docs.extend(text.split("---\n").filter(|d| !d.trim().is_empty()).map(str::to_string));
         }
@@ -238,6 +244,12 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("gitops-argocd-header.j2", include_str!("templates/gitops-argocd-header.j2")),
     ("gitops-argocd-chart.j2", include_str!("templates/gitops-argocd-chart.j2")),
     ("gitops-argocd-storage.j2", include_str!("templates/gitops-argocd-storage.j2")),
+    ("gitops-kustomize-helm-header.j2", include_str!("templates/gitops-kustomize-helm-header.j2")),
+    ("gitops-kustomize-helm-chart.j2", include_str!("templates/gitops-kustomize-helm-chart.j2")),
+    (
+        "gitops-kustomize-helm-namespace.j2",
+        include_str!("templates/gitops-kustomize-helm-namespace.j2"),
+    ),
     ("kyverno.yaml.j2", include_str!("templates/kyverno.yaml.j2")),
     ("admission-policy.yaml.j2", include_str!("templates/admission-policy.yaml.j2")),
     ("drop-in.yaml.j2", include_str!("templates/drop-in.yaml.j2")),

@@ -106,7 +106,7 @@ pub fn check(
     });
     let known = capacity.as_ref().map(|c| &c.at_min);
     let bench = tools.and_then(|t| benchmark::check(file, &target, t, known, &mut out));
-    gitops::check(file, &target, &mut out);
+    gitops::check(file, index, &target, &mut out);
     let routes = routes::check(file, &target, &mut out);
     pools::check_tolerations(file, &target, &mut out);
     // A table entry the rules read that did not parse (they went on without it).

@@ -1,4 +1,5 @@
-//! `lhc import FILE... [-o CLUSTER.toml] [--name NAME] [--chart-version V] [--check] [--force]`:
+//! `lhc import FILE... [-o CLUSTER.toml] [--name NAME] [--chart-version V] [--values-path KEY]
+//! [--check] [--force]`:
 //! read an existing installation's YAML (files, folders, `-` for stdin) and write the cluster
 //! file (to `-o`, else stdout), with every diagnostic at the input's own file and line.
 //!
@@ -26,6 +27,8 @@ pub struct Options {
     pub output: Option<PathBuf>,
     pub name: Option<String>,
     pub chart_version: Option<String>,
+    /// The key of a wrapper chart's values that holds Longhorn's.
+    pub values_path: Option<String>,
     /// Write nothing; only report.
     pub check: bool,
     /// Overwrite an existing `-o` file.
@@ -60,6 +63,7 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     let options = import::Options {
         name: o.name.clone(),
         chart_version: o.chart_version.clone(),
+        values_path: o.values_path.clone(),
         output: output_name,
         limits,
     };

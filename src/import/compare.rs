@@ -312,3 +312,109 @@ pub(crate) fn object(
     }
     out
 }
+
+/// Why the build writes a field of the installing object the input does not have (or has
+/// otherwise), when lhc means it.
+fn gitops_why(path: &str, input: Option<&Json>) -> Option<&'static str> {
+    Some(match path {
+        "spec.install.crds" | "spec.upgrade.crds" => {
+            "Longhorn's chart keeps its CRDs in templates/crds.yaml, which Helm applies whatever the policy"
+        }
+        "spec.install.remediation.retries" | "spec.upgrade.remediation.retries"
+            if input.is_none() =>
+        {
+            "lhc's default: a failed install or upgrade is tried again"
+        }
+        p if p.starts_with("spec.chart.spec.sourceRef") => {
+            "lhc writes its own HelmRepository beside the HelmRelease"
+        }
+        "spec.chart.spec.version" | "spec.source.targetRevision" | "helmChart.version" => {
+            "the release the cluster file pins"
+        }
+        "spec.interval" if input.is_none() => "lhc's default",
+        "spec.chart.spec.chart" => "lhc installs the Longhorn chart itself",
+        "spec.source.repoURL" | "spec.source.chart" | "helmChart.repo" | "helmChart.name" => {
+            "lhc installs the Longhorn chart from https://charts.longhorn.io"
+        }
+        "spec.destination.server" | "spec.destination.name" => {
+            "lhc's Application installs into the cluster Argo CD runs in"
+        }
+        "spec.destination.namespace" | "helmChart.namespace" | "spec.targetNamespace" => {
+            "Longhorn's namespace"
+        }
+        "spec.syncPolicy.automated.prune" => "lhc never prunes the Longhorn chart automatically",
+        "spec.syncPolicy.automated.selfHeal" if input.is_none() => {
+            "lhc syncs the chart automatically and heals it"
+        }
+        "spec.syncPolicy.syncOptions" => {
+            "Argo CD creates Longhorn's namespace (CreateNamespace=true)"
+        }
+        "spec.syncPolicy.managedNamespaceMetadata.labels.pod-security.kubernetes.io/enforce" => {
+            "the namespace label the distribution needs"
+        }
+        "spec.project" => "`[gitops] argocd_project`",
+        "helmChart.releaseName" if input.is_none() => {
+            "a release name of its own: without one kustomize makes Helm make one up on every build"
+        }
+        _ => return None,
+    })
+}
+
+/// The object that installs the chart (normalised by `install::normal_*`) of the build
+/// against the input's: every other field is in the cluster file, first-class or passed
+/// through, so a difference nothing explains is a bug of import.
+pub(crate) fn gitops(
+    scope: &Scope,
+    input: &Json,
+    output: Option<&Json>,
+    removed: &Removed,
+) -> Vec<Difference> {
+    let a = json_leaves(input);
+    let b = output.map(json_leaves).unwrap_or_default();
+    let mut paths: Vec<&Vec<String>> = a.keys().chain(b.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    let mut out = vec![];
+    for path in paths {
+        let (i, o) = (a.get(path), b.get(path));
+        if i == o {
+            continue;
+        }
+        let key = path.join(".");
+        let mut d = Difference {
+            scope: scope.clone(),
+            path: path.clone(),
+            what: String::new(),
+            demote: None,
+            unexplained: false,
+        };
+        // A parent of a path import left out (`prune: true` under `automated`).
+        let why =
+            (0..=path.len()).rev().find_map(|n| removed.get(&(scope.clone(), path[..n].to_vec())));
+        if let Some(why) = why {
+            d.what = why.clone();
+            out.push(d);
+            continue;
+        }
+        let reason = gitops_why(&key, i);
+        d.what = match (i, o, reason) {
+            (_, Some(v), Some(why)) => format!("written by lhc as {}: {why}", show(v)),
+            (Some(_), None, Some(why)) => format!("left out by lhc: {why}"),
+            (None, Some(v), None) => {
+                d.unexplained = true;
+                format!("written by lhc as {}", show(v))
+            }
+            (Some(a), Some(b), None) => {
+                d.unexplained = true;
+                format!("lhc writes {} instead of {}", show(b), show(a))
+            }
+            (Some(_), None, None) => {
+                d.unexplained = true;
+                "left out by lhc".to_string()
+            }
+            (None, None, _) => continue,
+        };
+        out.push(d);
+    }
+    out
+}

@@ -21,7 +21,7 @@ pub(crate) struct Chart {
 }
 
 /// What `[gitops]` can say about the object.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Gitops {
     pub mode: &'static str,
     pub at: Option<At>,
@@ -29,10 +29,14 @@ pub(crate) struct Gitops {
     pub argocd_project: Option<String>,
     pub namespace_at: Option<At>,
     pub project_at: Option<At>,
+    /// The object's own fields besides the values.
+    pub fields: super::install::Fields,
 }
 
 /// The other documents of the input, for references.
 pub(crate) struct Lookup<'a> {
+    /// A wrapper chart's key that holds Longhorn's values.
+    pub wrapper: Option<String>,
     pub texts: &'a [&'a str],
     /// (file, node) of every ConfigMap.
     pub config_maps: Vec<(usize, &'a Node)>,
@@ -42,6 +46,14 @@ pub(crate) struct Lookup<'a> {
     /// ConfigMaps that a kustomization's `configMapGenerator` makes from input files.
     pub generated: Vec<Generated>,
     pub limits: &'a Limits,
+}
+
+impl Lookup<'_> {
+    /// Whether values are Longhorn's, or a wrapper chart's holding Longhorn's under its key.
+    pub(crate) fn longhorn_values(&self, values: &Node) -> bool {
+        looks_like_longhorn(values)
+            || self.wrapper.as_ref().is_some_and(|k| values.get(k).is_some_and(looks_like_longhorn))
+    }
 }
 
 fn name_of(node: &Node) -> Option<&str> {
@@ -107,9 +119,12 @@ pub(crate) fn looks_like_longhorn(values: &Node) -> bool {
         "csi",
         "preUpgradeChecker",
     ];
-    values
-        .as_map()
-        .is_some_and(|m| m.iter().any(|(k, _)| k.as_str().is_some_and(|k| KEYS.contains(&k))))
+    let longhorn = |v: &Node| {
+        v.as_map()
+            .is_some_and(|m| m.iter().any(|(k, _)| k.as_str().is_some_and(|k| KEYS.contains(&k))))
+    };
+    // A wrapper chart's values, under its `longhorn` dependency, are still Longhorn's to import.
+    longhorn(values) || values.get("longhorn").is_some_and(longhorn)
 }
 
 /// A Flux HelmRelease of the Longhorn chart; `None` for another chart.
@@ -145,8 +160,12 @@ pub(crate) fn helm_release(
         longhorn |= ref_name.is_some_and(|n| n.contains("longhorn"));
     }
     let values = spec.get("values");
-    if !longhorn && !values.is_some_and(looks_like_longhorn) {
+    if !longhorn && !values.is_some_and(|v| lookup.longhorn_values(v)) {
         return None;
+    }
+    if !longhorn && lookup.wrapper.is_some() {
+        // The wrapper chart's version, not Longhorn's: its Chart.yaml pins Longhorn's.
+        chart.version = None;
     }
     let namespace = spec
         .get("targetNamespace")
@@ -156,8 +175,12 @@ pub(crate) fn helm_release(
     if let Some((ns, pointer)) = namespace {
         chart.namespace = Some((ns.to_string(), at(file, text, node, pointer)));
     }
-    chart.gitops =
-        Some(Gitops { mode: "flux", at: Some(at(file, text, node, "/kind")), ..Gitops::default() });
+    chart.gitops = Some(Gitops {
+        mode: "flux",
+        at: Some(at(file, text, node, "/kind")),
+        fields: super::install::flux(file, text, node, findings),
+        ..Gitops::default()
+    });
     if let Some(files) = spec.pointer("/chart/spec/valuesFiles").and_then(Node::as_seq) {
         for (i, f) in files.iter().enumerate() {
             let d = Diagnostic::warning(
@@ -309,6 +332,7 @@ pub(crate) fn application(
         namespace_at: namespace_of(node).map(|_| at(file, text, node, "/metadata/namespace")),
         argocd_namespace: namespace_of(node).map(str::to_string),
         argocd_project: spec.get("project").and_then(Node::as_str).map(str::to_string),
+        fields: super::install::argocd(file, text, node, pointer, findings),
     });
     let Some(helm) = source.get("helm") else { return Some(chart) };
     let hp = format!("{pointer}/helm");
@@ -452,6 +476,133 @@ pub(crate) fn flux_storage(file: usize, text: &str, node: &Node) -> Option<Stora
         cluster: Some(cluster),
         ..Storage::default()
     })
+}
+
+/// The input file that a kustomization (in the input file named `name`) names by `path`.
+fn file_at(name: &str, path: &str, files: &[(usize, &str, Option<&Node>)]) -> Option<usize> {
+    let dir = name.replace('\\', "/");
+    let dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+    let full = normalize(&if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") });
+    files.iter().find(|(_, n, _)| normalize(&n.replace('\\', "/")) == full).map(|(i, _, _)| *i)
+}
+
+/// The Longhorn entry of a kustomization's `helmCharts`, and its pointer.
+fn longhorn_entry(node: &Node) -> Option<(String, &Node)> {
+    let charts = node.get("helmCharts")?.as_seq()?;
+    charts.iter().enumerate().find_map(|(i, e)| {
+        let name = e.get("name").and_then(Node::as_str);
+        let repo = e.get("repo").and_then(Node::as_str).unwrap_or_default();
+        (name.is_some_and(is_longhorn_chart)
+            || (name.is_some() && repo.contains("charts.longhorn.io")))
+        .then(|| (format!("/helmCharts/{i}"), e))
+    })
+}
+
+/// The input files a kustomization's Longhorn `helmCharts` entry reads as values.
+pub(crate) fn helm_chart_files(
+    name: &str,
+    node: &Node,
+    files: &[(usize, &str, Option<&Node>)],
+) -> Vec<usize> {
+    let Some((_, entry)) = longhorn_entry(node) else { return vec![] };
+    let mut paths: Vec<&str> = entry.get("valuesFile").and_then(Node::as_str).into_iter().collect();
+    for f in entry.get("additionalValuesFiles").and_then(Node::as_seq).unwrap_or_default() {
+        paths.extend(f.as_str());
+    }
+    paths.iter().filter_map(|p| file_at(name, p, files)).collect()
+}
+
+/// A kustomization (in the input file named `name`) whose `helmCharts` inflates the Longhorn
+/// chart: its values as kustomize hands them to Helm (`valuesFile` with `valuesInline` over it,
+/// or under it with `valuesMerge: merge`, or alone with `replace`; `additionalValuesFiles`
+/// after), version, namespace and release; `None` without such an entry.
+pub(crate) fn helm_charts(
+    file: usize,
+    name: &str,
+    node: &Node,
+    lookup: &Lookup<'_>,
+    findings: &mut Vec<Finding>,
+) -> Option<Chart> {
+    let text = lookup.texts[file];
+    let (pointer, entry) = longhorn_entry(node)?;
+    let mut chart = Chart::default();
+    if let Some(v) = entry.get("version").and_then(Node::as_str) {
+        chart.version = Some((v.to_string(), at(file, text, node, &format!("{pointer}/version"))));
+    }
+    let namespace = entry
+        .get("namespace")
+        .and_then(Node::as_str)
+        .map(|n| (n, format!("{pointer}/namespace")))
+        .or_else(|| node.get("namespace").and_then(Node::as_str).map(|n| (n, "/namespace".into())));
+    if let Some((ns, p)) = namespace {
+        chart.namespace = Some((ns.to_string(), at(file, text, node, &p)));
+    }
+    let merge = entry.get("valuesMerge").and_then(Node::as_str).unwrap_or("override");
+    let read_file = |key: &str, path: &str, here: At, findings: &mut Vec<Finding>| match file_at(
+        name,
+        path,
+        &lookup.files,
+    )
+    .and_then(|i| Some((i, lookup.files.get(i)?.2?)))
+    {
+        Some((i, root)) => Some(leaves::flatten(root, i, lookup.texts[i])),
+        None => {
+            let d = Diagnostic::warning(
+                Message::NotImported {
+                    what: format!("{key} `{path}`"),
+                    why: "it is not among the input files".into(),
+                },
+                here.span,
+            )
+            .with_help(
+                "pass the values file too (import finds it by its path from the kustomization)",
+            );
+            findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
+            None
+        }
+    };
+    let values_file = entry.get("valuesFile").and_then(Node::as_str).and_then(|p| {
+        let here = at(file, text, node, &format!("{pointer}/valuesFile"));
+        if merge == "replace" {
+            let d = Diagnostic::warning(
+                Message::NotImported {
+                    what: format!("valuesFile `{p}`"),
+                    why: "with `valuesMerge: replace` kustomize hands Helm `valuesInline` alone"
+                        .into(),
+                },
+                here.span,
+            );
+            findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
+            return None;
+        }
+        read_file("valuesFile", p, here, findings)
+    });
+    let inline = entry
+        .get("valuesInline")
+        .filter(|v| !v.is_null())
+        .and_then(|v| nested(file, text, v, lookup.limits, findings));
+    match merge {
+        "merge" => chart.layers.extend(inline.into_iter().chain(values_file)),
+        _ => chart.layers.extend(values_file.into_iter().chain(inline)),
+    }
+    for (i, f) in entry
+        .get("additionalValuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let Some(p) = f.as_str() else { continue };
+        let here = at(file, text, node, &format!("{pointer}/additionalValuesFiles/{i}"));
+        chart.layers.extend(read_file("additionalValuesFiles", p, here, findings));
+    }
+    chart.gitops = Some(Gitops {
+        mode: "kustomize-helm",
+        at: Some(at(file, text, node, &format!("{pointer}/name"))),
+        fields: super::install::kustomize(file, text, node, &pointer, findings),
+        ..Gitops::default()
+    });
+    Some(chart)
 }
 
 /// A ConfigMap a kustomization's `configMapGenerator` makes from a file of the input.

@@ -1,8 +1,11 @@
 //! `lhc import`: an existing Longhorn installation in (YAML files in any mix, recognised by
 //! content: Helm values, Flux HelmReleases with the ConfigMaps their `valuesFrom` names, Argo CD
-//! Applications, StorageClasses, RecurringJobs, `kubectl get nodes` and `nodes.longhorn.io`
-//! dumps, lhc's own output and manifest); a cluster file out, and every diagnostic lhc has about
-//! the configuration at the file and line it was written.
+//! Applications, kustomize `helmCharts`, a wrapper chart's `Chart.yaml` and values
+//! ([`wrapper`]), StorageClasses (the chart's own [`chart_class`]), RecurringJobs, BackupTargets
+//! and settings dumps ([`live`]), `kubectl get nodes` and `nodes.longhorn.io` dumps, lhc's own
+//! output and manifest); a cluster file out, and every diagnostic lhc has about the
+//! configuration at the file and line it was written. The installing object's own fields go
+//! to `[gitops]` ([`install`]).
 //!
 //! 1. Read every file under [`crate::yaml::Limits`] (spans kept), classify each document.
 //! 2. Merge the values as Helm would (values files in order; Flux `valuesFrom` then `values`;
@@ -15,15 +18,19 @@
 //!    again as plain values. Repeat until nothing changes.
 //! 5. The header lists every key where the build differs from the input, and why.
 
+mod chart_class;
 mod compare;
 mod draft;
 mod gitops;
+mod install;
 mod leaves;
+mod live;
 mod moves;
 mod nodes;
 mod objects;
 mod settings;
 mod values;
+mod wrapper;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -63,6 +70,8 @@ pub struct Options {
     pub name: Option<String>,
     /// The chart version, overriding what the input pins.
     pub chart_version: Option<String>,
+    /// The key of a wrapper chart's values under which Longhorn's are (`--values-path`).
+    pub values_path: Option<String>,
     /// How the cluster file is named in diagnostics about it.
     pub output: String,
     pub limits: Limits,
@@ -73,6 +82,7 @@ impl Default for Options {
         Options {
             name: None,
             chart_version: None,
+            values_path: None,
             output: "cluster.toml".into(),
             limits: Limits::default(),
         }
@@ -131,12 +141,16 @@ pub(crate) enum Scope {
     Values,
     StorageClass(String),
     RecurringJob(String),
+    /// The object that installs the chart: `HelmRelease <name>`, `Application <name>`,
+    /// `helmCharts <name>`.
+    Gitops(String),
 }
 
 impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::Values => f.write_str("values"),
+            Scope::Gitops(o) => f.write_str(o),
             Scope::StorageClass(n) => write!(f, "StorageClass {n}"),
             Scope::RecurringJob(n) => write!(f, "RecurringJob {n}"),
         }
@@ -345,6 +359,10 @@ struct Collected {
     jobs: Vec<objects::JobIn>,
     kube_nodes: Vec<(usize, Node)>,
     longhorn_nodes: Vec<(usize, Node)>,
+    /// `settings.longhorn.io` objects, read once the release is known.
+    settings: Vec<(usize, Node)>,
+    /// `[node_config] routes`, from the files lhc's manifest lists, and where.
+    routes: Option<(Vec<String>, At)>,
     facts: Option<(usize, Node, crate::plan::Facts)>,
     removed: Removed,
 }
@@ -374,6 +392,14 @@ enum What {
     KubeNode,
     LonghornNode,
     FluxKustomization,
+    /// kustomize's own `kustomization.yaml`.
+    Kustomization,
+    /// A chart's `Chart.yaml` (a wrapper chart's, when it depends on Longhorn).
+    ChartYaml,
+    /// `backuptargets.longhorn.io`.
+    BackupTarget,
+    /// `settings.longhorn.io`.
+    Setting,
     Manifest,
     Other,
 }
@@ -385,8 +411,19 @@ fn what(node: &Node) -> What {
     let api = node.get("apiVersion").and_then(Node::as_str);
     let kind = node.get("kind").and_then(Node::as_str);
     let (Some(api), Some(kind)) = (api, kind) else {
+        if wrapper::is_chart_yaml(node) {
+            return What::ChartYaml;
+        }
         let manifest = node.get("files").is_some() && node.get("format").is_some();
-        return if manifest { What::Manifest } else { What::Values };
+        // kustomize reads a kustomization.yaml without apiVersion and kind too.
+        let kustomization = node.get("helmCharts").and_then(Node::as_seq).is_some();
+        return if manifest {
+            What::Manifest
+        } else if kustomization {
+            What::Kustomization
+        } else {
+            What::Values
+        };
     };
     let group = api.split_once('/').map_or("", |(g, _)| g);
     match (group, kind) {
@@ -399,7 +436,10 @@ fn what(node: &Node) -> What {
         ("longhorn.io", "RecurringJob") => What::RecurringJob,
         ("", "Node") => What::KubeNode,
         ("longhorn.io", "Node") => What::LonghornNode,
+        ("longhorn.io", "BackupTarget") => What::BackupTarget,
+        ("longhorn.io", "Setting") => What::Setting,
         ("kustomize.toolkit.fluxcd.io", "Kustomization") => What::FluxKustomization,
+        ("kustomize.config.k8s.io", "Kustomization") => What::Kustomization,
         _ => What::Other,
     }
 }
@@ -495,14 +535,25 @@ fn collect(
     findings: &mut Vec<Finding>,
 ) -> Collected {
     let all = documents(docs);
-    let mut c = Collected::default();
     let first_docs: Vec<Option<&Node>> =
         docs.iter().map(|d| d.iter().map(|d| &d.root).find(|r| !r.is_null())).collect();
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let of = |w: What| -> Vec<(usize, &Node)> {
         all.iter().filter(|(_, _, k)| *k == w).map(|(f, n, _)| (*f, *n)).collect()
     };
+    // A wrapper chart: Longhorn's values are under its dependency's key.
+    let charts: Vec<(usize, &str, &Node)> =
+        of(What::ChartYaml).into_iter().map(|(f, n)| (f, texts[f], n)).collect();
+    let wrapper = match wrapper::find(&charts, options.values_path.as_deref(), findings) {
+        Ok(w) => w,
+        Err(()) => return Collected::default(),
+    };
+    let mut c = Collected::default();
+    if let Some((v, at)) = wrapper.as_ref().and_then(|w| w.version.clone()) {
+        c.versions.push((v, Some(at)));
+    }
     let lookup = gitops::Lookup {
+        wrapper: wrapper.as_ref().map(|w| w.key.clone()),
         texts,
         config_maps: of(What::ConfigMap),
         oci_repositories: of(What::OciRepository),
@@ -514,12 +565,9 @@ fn collect(
     let mut referenced: BTreeSet<usize> = BTreeSet::new();
     let mut generated = vec![];
     for (file, node, w) in &all {
-        let kustomize = node
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .is_some_and(|a| a.starts_with("kustomize.config.k8s.io/"));
-        if *w == What::Other && kustomize {
+        if *w == What::Kustomization {
             generated.extend(gitops::generated(&names[*file], node, &lookup.files));
+            referenced.extend(gitops::helm_chart_files(&names[*file], node, &lookup.files));
         }
         if *w == What::Application {
             referenced.extend(gitops::value_files(node, &lookup));
@@ -528,6 +576,7 @@ fn collect(
     referenced.extend(generated.iter().map(|g| g.file));
     let lookup = gitops::Lookup { generated, ..lookup };
     let mut layers: Vec<Leaves> = vec![];
+    let mut class_layers: Vec<Leaves> = vec![];
     // Documents of each values file so far (Helm 4 merges them; Helm 3 reads the first).
     let mut values_documents: BTreeMap<usize, usize> = BTreeMap::new();
     let mut ignored: BTreeMap<usize, (Span, Vec<String>)> = BTreeMap::new();
@@ -562,7 +611,10 @@ fn collect(
                     .with_help("give each document a file of its own and pass them in order (`-f base.yaml -f prod.yaml`): every Helm merges those");
                     findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
                 }
-                if !gitops::looks_like_longhorn(node)
+                // `--values-path` says the values files are a wrapper chart's: read them all.
+                let flagged = options.values_path.is_some() && charts.is_empty();
+                if !flagged
+                    && !lookup.longhorn_values(node)
                     && !node.as_map().is_some_and(|m| m.is_empty())
                 {
                     ignore(file, node, "a mapping that holds no Longhorn values".into());
@@ -597,7 +649,27 @@ fn collect(
                 Some(s) => merge_storage(&mut c.storage, s),
                 None => ignore(file, node, describe(node)),
             },
+            What::Kustomization => {
+                if let Some(chart) =
+                    gitops::helm_charts(file, &names[file], node, &lookup, findings)
+                {
+                    c.has_values = true;
+                    take_chart(&mut c, chart, &mut layers);
+                }
+            }
             What::ConfigMap | What::OciRepository => {}
+            What::ChartYaml => {
+                if wrapper.is_none() {
+                    ignore(
+                        file,
+                        node,
+                        format!(
+                            "the Chart.yaml of chart `{}` (it does not depend on Longhorn)",
+                            short(node.get("name").and_then(Node::as_str).unwrap_or_default())
+                        ),
+                    );
+                }
+            }
             What::Secret => {
                 ignore(file, node, format!("{} (lhc never reads Secrets)", describe(node)))
             }
@@ -607,7 +679,10 @@ fn collect(
                 if provisioner != Some(crate::plan::PROVISIONER) {
                     ignore(file, node, format!("{} (not a Longhorn class)", describe(node)));
                 } else if name == Some("longhorn") {
-                    ignore(file, node, "StorageClass `longhorn` (the chart's own class: `[longhorn.default_class]` describes it)".into());
+                    // The chart's own class: the values it was rendered from, under every
+                    // values file (what Git says wins over what the cluster shows).
+                    c.has_values = true;
+                    class_layers.push(chart_class::values(file, text, node, findings));
                 } else if c
                     .classes
                     .iter()
@@ -648,6 +723,14 @@ fn collect(
                     }
                 }
             }
+            What::BackupTarget => {
+                c.has_values = true;
+                class_layers.push(live::backup_target(file, text, node, findings));
+            }
+            What::Setting => {
+                c.has_values = true;
+                c.settings.push((file, node.clone()));
+            }
             What::KubeNode => c.kube_nodes.push((file, node.clone())),
             What::LonghornNode => c.longhorn_nodes.push((file, node.clone())),
             What::Manifest => {
@@ -656,6 +739,8 @@ fn collect(
                     .and_then(|f| serde_json::from_value::<crate::plan::Facts>(f.to_json()).ok());
                 match facts {
                     Some(facts) => {
+                        c.routes =
+                            routes_of(node).map(|r| (r, objects::at(file, text, node, "/files")));
                         if let Some(chart) = &facts.chart {
                             let at = objects::at(file, text, node, "/facts/chart");
                             c.versions.push((chart.clone(), Some(at)));
@@ -712,8 +797,16 @@ fn collect(
             c.cluster = Some((name, None));
         }
     }
+    if let Some(w) = &wrapper {
+        if charts.is_empty() && wrapper::missing(&w.key, &layers, findings) {
+            return Collected::default();
+        }
+        let mut others = BTreeMap::new();
+        layers = layers.into_iter().map(|l| wrapper::unwrap(l, w, &mut others, findings)).collect();
+        wrapper::note_others(others, findings);
+    }
     let mut merged = Leaves::new();
-    for l in layers {
+    for l in class_layers.into_iter().chain(layers) {
         leaves::overlay(&mut merged, l);
     }
     leave_out_too_many(&mut merged, findings);
@@ -722,6 +815,33 @@ fn collect(
     leave_out_credentials(&mut merged, sources, &mut c.removed, findings);
     c.values = merged;
     c
+}
+
+/// The `[node_config] routes` whose files lhc's manifest lists (`nodes.sh` is `script`); `None`
+/// for the default, `["script"]`.
+fn routes_of(manifest: &Node) -> Option<Vec<String>> {
+    let files: Vec<&str> = manifest
+        .get("files")
+        .and_then(Node::as_map)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, _)| k.as_str())
+        .collect();
+    let mut routes = vec![];
+    for (route, file) in [
+        ("admission-policy", "node-config/admission-policy.yaml"),
+        ("hcloud-autoscaler", "node-config/hcloud-autoscaler.env"),
+        ("k3s", "node-config/k3s/"),
+        ("kyverno", "node-config/kyverno.yaml"),
+        ("rke2", "node-config/rke2/"),
+        ("script", "nodes.sh"),
+        ("talos", "node-config/talos/"),
+    ] {
+        if files.iter().any(|f| f.starts_with(file)) {
+            routes.push(route.to_string());
+        }
+    }
+    (!routes.is_empty() && routes != ["script"]).then_some(routes)
 }
 
 fn take_chart(c: &mut Collected, chart: gitops::Chart, layers: &mut Vec<Leaves>) {
@@ -1017,6 +1137,7 @@ struct Parts {
     longhorn: Vec<Line>,
     cluster: Vec<Line>,
     gitops: Vec<Line>,
+    node_config: Vec<Line>,
     classes: Vec<objects::ClassIn>,
     pools: Vec<nodes::PoolIn>,
 }
@@ -1029,6 +1150,15 @@ fn translate(
     findings: &mut Vec<Finding>,
 ) -> Option<(Vec<Diagnostic>, String)> {
     let (release, mut longhorn) = target(c, knowledge, options, findings)?;
+    // A running cluster's settings, under every values file.
+    if !c.settings.is_empty() {
+        let objects: Vec<(usize, &str, &Node)> =
+            c.settings.iter().map(|(f, n)| (*f, sources[*f].text.as_str(), n)).collect();
+        for (path, leaf) in live::settings(&objects, release, findings) {
+            c.input_values.entry(path.clone()).or_insert_with(|| leaf.clone());
+            c.values.entry(path).or_insert(leaf);
+        }
+    }
     let moved = moves::apply(&mut c.values, knowledge, release, &mut c.removed, findings);
     let cx = values::Cx { knowledge, release, moved: &moved };
     let lh = &knowledge.longhorn;
@@ -1176,15 +1306,35 @@ fn translate(
         {
             gitops_lines.push(Line::new("argocd_project", Toml::str(p), g.project_at.clone()));
         }
+        gitops_lines.extend(g.fields.lines.iter().cloned());
     }
+    let gitops_removed: Vec<((Scope, Vec<String>), String)> = c
+        .gitops
+        .iter()
+        .filter_map(|g| Some((g.fields.compared.as_ref()?.0.clone(), &g.fields.removed)))
+        .flat_map(|(scope, r)| r.iter().map(move |(p, w)| ((scope.clone(), p.clone()), w.clone())))
+        .collect();
+    c.removed.extend(gitops_removed);
     absorb(findings, &mut c.removed);
     let longhorn_on = c.has_values
         || !c.classes.is_empty()
         || !c.jobs.is_empty()
         || !c.longhorn_nodes.is_empty()
         || c.facts.as_ref().is_none_or(|(_, _, f)| f.chart.is_some());
-    let parts =
-        Parts { longhorn_on, longhorn, cluster: vec![name], gitops: gitops_lines, classes, pools };
+    let node_config: Vec<Line> = c
+        .routes
+        .iter()
+        .map(|(r, at)| Line::new("routes", Toml::strings(r), Some(at.clone())))
+        .collect();
+    let parts = Parts {
+        longhorn_on,
+        longhorn,
+        cluster: vec![name],
+        gitops: gitops_lines,
+        node_config,
+        classes,
+        pools,
+    };
     Some(converge(c, &cx, &parts, sources, options, findings))
 }
 
@@ -1216,6 +1366,11 @@ fn assemble(c: &Collected, parts: &Parts, mapped: values::Mapped) -> Vec<Table> 
             _ => {}
         }
         t.lines.extend(mapped.tables.remove(header).unwrap_or_default());
+        tables.push(t);
+    }
+    if !parts.node_config.is_empty() {
+        let mut t = Table::new("node_config", "/node_config");
+        t.lines.extend(parts.node_config.iter().cloned());
         tables.push(t);
     }
     if !parts.gitops.is_empty() {
@@ -1340,6 +1495,22 @@ fn converge(
                         format!("commented out ({}[{}])", d.severity.as_str(), d.code()),
                     );
                 }
+                let mut moved = moved;
+                if matches!(d.code(), "unknown-value" | "unknown-setting") {
+                    let better = line.from.iter().find_map(|(scope, path)| {
+                        (*scope == Scope::Values).then(|| elsewhere(cx.release, path)).flatten()
+                    });
+                    if let Some(help) = better {
+                        off.insert(
+                            pointer_of(&layout, t, l),
+                            comment_lines(
+                                &Diagnostic { help: Some(help.clone()), ..d.clone() },
+                                line.origin.as_ref().map(&place_of),
+                            ),
+                        );
+                        moved.help = Some(help);
+                    }
+                }
                 off_findings.push(Finding { file, diagnostic: moved, removed: None });
                 newly_off = true;
             } else if !d.is_error() {
@@ -1393,6 +1564,41 @@ fn converge(
         findings.push(Finding { file: None, diagnostic: diag, removed: None });
     }
     (own, text)
+}
+
+/// A values key Helm ignores because it is in the wrong place, and the chart key it likely
+/// meant: the longest tail of its path that exactly one key of the release ends with
+/// (`monitoring.serviceMonitor.enabled` is `metrics.serviceMonitor.enabled`,
+/// `defaultSettings.defaultClassReplicaCount` is `persistence.defaultClassReplicaCount`).
+fn elsewhere(release: &Release, path: &[String]) -> Option<String> {
+    if path.len() > 1 && path[0] == "longhorn" {
+        return Some("Helm ignores `longhorn:` in values given to the Longhorn chart itself: they are a wrapper chart's values (for its `longhorn` dependency); pass the wrapper's Chart.yaml, or `--values-path longhorn`, to import them as Longhorn's".into());
+    }
+    let paths = release.value_paths();
+    let what = |p: &[String]| {
+        let dotted_path = dotted(p);
+        match crate::model::chart_keys::first_class(&dotted_path) {
+            Some((_, how)) => format!("`{dotted_path}` ({how})"),
+            None => format!("`{dotted_path}`"),
+        }
+    };
+    for n in (1..path.len()).rev() {
+        let tail = &path[path.len() - n..];
+        if n == 1 && tail[0].len() < 8 {
+            continue;
+        }
+        let found: Vec<&Vec<String>> = paths
+            .iter()
+            .filter(|p| p.len() > n && p.ends_with(tail) && p.as_slice() != path)
+            .collect();
+        if let [one] = found.as_slice() {
+            return Some(format!(
+                "Helm ignores it here: did you mean {}? Write it there in the input, then import again",
+                what(one)
+            ));
+        }
+    }
+    None
 }
 
 fn pointer_of(layout: &draft::Layout, t: usize, l: usize) -> String {
@@ -1454,6 +1660,25 @@ fn compare_all(
     for job in &c.jobs {
         let scope = Scope::RecurringJob(job.name.clone());
         out.extend(compare::object(&scope, &job.object, jobs.get(&job.name), removed));
+    }
+    if let Some((g, (scope, input))) =
+        c.gitops.as_ref().and_then(|g| Some((g, g.fields.compared.as_ref()?)))
+    {
+        let built = match g.mode {
+            "flux" => file("gitops/flux.yaml")
+                .into_iter()
+                .find(|d| d["kind"] == "HelmRelease")
+                .map(|d| install::normal_flux(&d)),
+            "argocd" => file("gitops/argocd.yaml")
+                .into_iter()
+                .find(|d| d["metadata"]["name"] == "longhorn")
+                .map(|d| install::normal_argocd(&d, "/spec/source")),
+            _ => file("gitops/kustomization.yaml")
+                .into_iter()
+                .next()
+                .and_then(|d| d.pointer("/helmCharts/0").map(install::normal_kustomize)),
+        };
+        out.extend(compare::gitops(scope, input, built.as_ref(), removed));
     }
     out
 }

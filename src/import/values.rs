@@ -730,11 +730,35 @@ fn ingress<'a>(v: &'a Leaves, release: &'a Release) -> Option<Take<'a>> {
     let table = "longhorn.ui.ingress";
     let mut lines = vec![Line::new("host", Toml::str(str_of(host)?), Some(host.at.clone()))];
     take_str(&mut t, &mut lines, "ingress.ingressClassName", "class");
-    if t.get("ingress.tls").is_some_and(|l| l.value == Json::Bool(true)) {
-        let secret = t.get("ingress.tlsSecret")?;
+    if let Some(tls) = t.get("ingress.tls").filter(|l| l.value.is_boolean()) {
+        let on = tls.value == Json::Bool(true);
         t.take("ingress.tls");
-        t.take("ingress.tlsSecret");
-        lines.push(Line::new("tls_secret", Toml::str(str_of(secret)?), Some(secret.at.clone())));
+        match t.get("ingress.tlsSecret").map(|l| (l, l.value.as_str())) {
+            Some((secret, Some(name))) if !name.is_empty() => {
+                t.take("ingress.tlsSecret");
+                lines.push(Line::new("tls_secret", Toml::str(name), Some(secret.at.clone())));
+                if !on {
+                    lines.push(Line::new("tls", Toml::Bool(false), Some(tls.at.clone())));
+                }
+            }
+            // `tlsSecret: ""`: the ingress controller's default certificate.
+            Some((secret, Some(_))) if on => {
+                t.take("ingress.tlsSecret");
+                lines.push(Line::new("tls", Toml::Bool(true), Some(secret.at.clone())));
+            }
+            None if on => {
+                // The chart's default names the Secret: the Ingress serves its certificate.
+                let name = chart_default(release, &seg("ingress.tlsSecret"))?;
+                let mut line =
+                    Line::new("tls_secret", Toml::str(name.as_str()?), Some(tls.at.clone()));
+                line.notes.push(format!(
+                    "lhc import: `tlsSecret` is not set, so the chart's default {name} names the certificate's Secret"
+                ));
+                lines.push(line);
+            }
+            _ if !on => {}
+            _ => return None,
+        }
     }
     take_str(&mut t, &mut lines, "ingress.path", "path");
     take_str(&mut t, &mut lines, "ingress.pathType", "path_type");

@@ -31,9 +31,13 @@ pub struct Ingress {
     #[serde(default)]
     pub class: Option<Spanned<DnsSubdomain>>,
     /// `ingress.tlsSecret` with `ingress.tls = true`: the Secret (in Longhorn's namespace) holding
-    /// the certificate. Without it the Ingress serves plain HTTP.
+    /// the certificate. Without it (and without `tls`) the Ingress serves plain HTTP.
     #[serde(default)]
     pub tls_secret: Option<Spanned<DnsSubdomain>>,
+    /// `ingress.tls`: `true` without `tls_secret` serves TLS with the ingress controller's
+    /// default certificate (`tlsSecret: ""`). Default: `true` with `tls_secret`, else `false`.
+    #[serde(default)]
+    pub tls: Option<Spanned<bool>>,
     /// `ingress.path`. Default: `"/"`.
     #[serde(default)]
     #[schemars(extend("default" = defaults::INGRESS_PATH))]

@@ -79,6 +79,12 @@ pub const FLUX_SOURCE: &str = "flux-system";
 pub const ARGOCD_NAMESPACE: &str = "argocd";
 /// `[gitops] argocd_project`.
 pub const ARGOCD_PROJECT: &str = "default";
+/// `[gitops] release_name`: the Helm release of the usual installation.
+pub const RELEASE_NAME: &str = "longhorn";
+/// `[gitops] interval`: the HelmRelease's reconciliation interval.
+pub const FLUX_INTERVAL: &str = "30m";
+/// `[gitops] crds`: Flux's CRD policy on install and upgrade.
+pub const FLUX_CRDS: &str = "CreateReplace";
 
 /// `[node_config] routes`.
 pub const NODE_ROUTES: &[Route] = &[Route::Script];

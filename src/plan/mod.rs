@@ -80,8 +80,10 @@ pub enum File {
     Benchmark(benchmark::Common, benchmark::BenchFile),
     /// `benchmarks/kustomization.yaml`.
     BenchKustomization(benchmark::Common, Vec<String>),
-    /// `gitops/flux.yaml` or `gitops/argocd.yaml`.
+    /// `gitops/flux.yaml`, `gitops/argocd.yaml`, or (kustomize-helm) `gitops/kustomization.yaml`.
     Gitops(gitops::GitopsFile),
+    /// `gitops/namespace.yaml` (kustomize-helm): Longhorn's namespace.
+    GitopsNamespace(gitops::GitopsPlan),
     /// `node-config/kyverno.yaml`: a Kyverno ClusterPolicy (and the RBAC it needs).
     Kyverno(nodes::KyvernoPlan),
     /// `node-config/admission-policy.yaml`: MutatingAdmissionPolicies and their bindings.
@@ -304,16 +306,25 @@ pub fn plan(
     if let (Some(g), Some(l)) = (&file.gitops, &longhorn) {
         let mut plan = gitops::plan(file, l, &origin.out_path, &namespace_labels);
         plan.substitute = flux_vars(&l.body(0));
-        let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
-        let name = format!("{}.yaml", plan.mode.as_str());
-        files.insert(
-            format!("gitops/{name}"),
-            File::Gitops(gitops::GitopsFile { plan, values: l.clone(), storage }),
-        );
-        files.insert(
-            "gitops/kustomization.yaml".to_string(),
-            File::Kustomization(Kustomization { resources: vec![name] }),
-        );
+        if g.mode.value == crate::model::GitopsMode::KustomizeHelm {
+            // The kustomization inflates the chart itself; the manifests are the folder's own.
+            files.insert("gitops/namespace.yaml".to_string(), File::GitopsNamespace(plan.clone()));
+            files.insert(
+                "gitops/kustomization.yaml".to_string(),
+                File::Gitops(gitops::GitopsFile { plan, values: l.clone(), storage: false }),
+            );
+        } else {
+            let storage = g.mode.value == crate::model::GitopsMode::Flux || plan.repo_url.is_some();
+            let name = format!("{}.yaml", plan.mode.as_str());
+            files.insert(
+                format!("gitops/{name}"),
+                File::Gitops(gitops::GitopsFile { plan, values: l.clone(), storage }),
+            );
+            files.insert(
+                "gitops/kustomization.yaml".to_string(),
+                File::Kustomization(Kustomization { resources: vec![name] }),
+            );
+        }
     }
 
     let mut facts = facts::of(file, release, longhorn.as_ref(), &pools, &classes, &resolved.disks);

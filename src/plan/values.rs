@@ -581,9 +581,17 @@ fn ui(t: &mut Tree, table: Option<&crate::model::Longhorn>, has: &dyn Fn(&str) -
         put("ingress.enabled", Some(Out::Bool(true)));
         put("ingress.host", Some(Out::Str(i.host.to_string())));
         put("ingress.ingressClassName", i.class.as_ref().map(|c| Out::Str(c.to_string())));
-        if let Some(secret) = &i.tls_secret {
-            put("ingress.tls", Some(Out::Bool(true)));
-            put("ingress.tlsSecret", Some(Out::Str(secret.to_string())));
+        match (&i.tls_secret, i.tls.as_ref().map(|t| t.value)) {
+            (Some(secret), tls) => {
+                put("ingress.tls", Some(Out::Bool(tls.unwrap_or(true))));
+                put("ingress.tlsSecret", Some(Out::Str(secret.to_string())));
+            }
+            // The ingress controller's default certificate: a TLS entry without a Secret.
+            (None, Some(true)) => {
+                put("ingress.tls", Some(Out::Bool(true)));
+                put("ingress.tlsSecret", Some(Out::Str(String::new())));
+            }
+            (None, _) => {}
         }
         put(
             "ingress.path",

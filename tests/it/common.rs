@@ -349,3 +349,59 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// `kubectl kustomize --enable-helm` of a kustomize-helm folder (`gitops/` of a build), offline:
+/// a copy of the folder with a stand-in `longhorn` chart under `charts/`, which kustomize uses
+/// instead of pulling the chart (it checks no version then). The stand-in renders a
+/// CustomResourceDefinition, a DaemonSet and a ConfigMap `lhc-values` holding `.Values` as JSON
+/// and the release's name and namespace, so a test sees what the real chart would be given.
+/// Helm is `.cache/bin/helm` (Helm 4) behind a shim for kustomize 5.5 (kubectl 1.32), which asks
+/// `helm version -c --short` for Helm 3 and stops otherwise; every other call is Helm 4's.
+pub fn kustomize_helm(dir: &Path) -> Vec<serde_json::Value> {
+    let helm = repo().join(".cache/bin/helm");
+    assert!(helm.is_file(), "Helm is required at .cache/bin/helm (bash tools/setup-helm.sh)");
+    let t = Test::new();
+    for (path, text) in read_tree(dir) {
+        t.file_write(&path, &text);
+    }
+    let kustomization = yaml_docs(&read(dir.join("kustomization.yaml"))).remove(0);
+    let version = kustomization["helmCharts"][0]["version"].as_str().unwrap_or("0.0.0").to_string();
+    // kustomize 5.5 looks in `charts/<name>-<version>/<name>`, earlier releases in `charts/<name>`.
+    for chart in [format!("charts/longhorn-{version}/longhorn"), "charts/longhorn".to_string()] {
+        t.file_write(
+            &format!("{chart}/Chart.yaml"),
+            &format!("apiVersion: v2\nname: longhorn\nversion: {version}\n"),
+        );
+        t.file_write(&format!("{chart}/values.yaml"), "{}\n");
+        t.file_write(
+        &format!("{chart}/templates/all.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: volumes.longhorn.io\nspec:\n  group: longhorn.io\n  names: {kind: Volume, plural: volumes}\n  scope: Namespaced\n  versions:\n    - name: v1beta2\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: longhorn-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: longhorn-manager}}\n  template:\n    metadata: {labels: {app: longhorn-manager}}\n    spec:\n      containers: [{name: longhorn-manager, image: longhornio/longhorn-manager}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lhc-values\n  namespace: {{ .Release.Namespace }}\ndata:\n  release: {{ .Release.Name | quote }}\n  values: {{ toJson .Values | quote }}\n",
+    );
+    }
+    let shim = t.path().join("helm-shim");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = version ] && [ \"$2\" = -c ]; then echo v3.17.0; exit 0; fi\nexec {} \"$@\"\n",
+            helm.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = Command::new("kubectl")
+        .args(["kustomize", "--enable-helm", "--helm-command"])
+        .arg(&shim)
+        .arg(t.path())
+        .output()
+        .expect("kubectl is required");
+    assert!(
+        out.status.success(),
+        "kubectl kustomize --enable-helm {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    yaml_docs(&String::from_utf8_lossy(&out.stdout))
+}

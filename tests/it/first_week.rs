@@ -21,7 +21,8 @@ fn every_document() -> Vec<(String, Value)> {
     for root in [repo().join("out"), repo().join("tests/cases")] {
         for (path, text) in crate::common::read_tree(&root) {
             if path.ends_with(".yaml") && !path.ends_with("longhorn-values.yaml") {
-                out.extend(yaml_docs(&text).into_iter().map(|d| (path.clone(), d)));
+                let full = root.join(&path).display().to_string();
+                out.extend(yaml_docs(&text).into_iter().map(|d| (full.clone(), d)));
             }
         }
     }
@@ -62,7 +63,37 @@ fn nothing_gitops_prunes_can_uninstall_longhorn_or_unlabel_volumes() {
         }
         assert!(!d.to_string().contains("deleting-confirmation-flag"), "{path}");
     }
-    for kind in ["Namespace", "HelmRepository", "HelmRelease", "RecurringJob", "Application"] {
+    // kustomize-helm: what the chart renders is an Application's own objects, so every one of
+    // them, the CRDs above all (deleting one deletes every volume's object), and the namespace
+    // are neither pruned nor deleted with the Application; the kustomization says so for all.
+    for (path, d) in &docs {
+        if d["kind"] != "Kustomization" || d.get("helmCharts").is_none() {
+            continue;
+        }
+        let dir = std::path::Path::new(path).parent().unwrap();
+        for o in crate::common::kustomize_helm(dir) {
+            let options = annotation(&o, "argocd.argoproj.io/sync-options").unwrap_or_default();
+            let options: Vec<&str> = options.split(',').map(str::trim).collect();
+            assert!(
+                options.contains(&"Prune=false") && options.contains(&"Delete=false"),
+                "{path}: {} {} may be pruned: {options:?}",
+                o["kind"],
+                o["metadata"]["name"]
+            );
+            if o["kind"] == "CustomResourceDefinition" || o["kind"] == "Namespace" {
+                *seen.entry(format!("kustomize-helm {}", o["kind"])).or_default() += 1;
+            }
+        }
+    }
+    for kind in [
+        "Namespace",
+        "HelmRepository",
+        "HelmRelease",
+        "RecurringJob",
+        "Application",
+        "kustomize-helm \"CustomResourceDefinition\"",
+        "kustomize-helm \"Namespace\"",
+    ] {
         assert!(seen.get(kind).copied().unwrap_or_default() > 0, "no {kind} checked: {seen:?}");
     }
     // The headers say why.

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::{
-    Test, have, profile, read, read_tree, repo, validate_for, validate_k8s, yaml_docs,
+    Test, have, kustomize_helm, profile, read, read_tree, repo, validate_for, validate_json,
+    validate_k8s, yaml_docs,
 };
 use serde_json::{Value, json};
 
@@ -305,7 +306,26 @@ fn kubectl_kustomize_builds_every_generated_kustomization() {
         }
     }
     assert!(dirs.len() >= 10, "{dirs:?}");
+    let mut inflated = 0;
     for dir in dirs {
+        let kustomization = yaml_docs(&read(dir.join("kustomization.yaml"))).remove(0);
+        validate_json(&kustomization, "schemas/kustomize/kustomization.json")
+            .unwrap_or_else(|e| panic!("{}: {e:?}", dir.display()));
+        if kustomization.get("helmCharts").is_some() {
+            // kustomize-helm: inflated with a stand-in chart, which must be given lhc's values.
+            let docs = kustomize_helm(&dir);
+            let values = yaml_docs(&read(dir.join("../longhorn-values.yaml"))).remove(0);
+            let cm = docs.iter().find(|d| d["metadata"]["name"] == "lhc-values").unwrap();
+            let given: Value =
+                serde_json::from_str(cm["data"]["values"].as_str().unwrap()).unwrap();
+            assert_eq!(given, values, "{}: the chart is given lhc's values", dir.display());
+            let entry = &kustomization["helmCharts"][0];
+            assert_eq!(cm["data"]["release"], entry["releaseName"], "{}", dir.display());
+            assert_eq!(cm["metadata"]["namespace"], entry["namespace"], "{}", dir.display());
+            assert!(docs.iter().any(|d| d["kind"] == "Namespace"), "{}", dir.display());
+            inflated += 1;
+            continue;
+        }
         let out = Command::new("kubectl").arg("kustomize").arg(&dir).output().unwrap();
         assert!(
             out.status.success(),
@@ -315,6 +335,61 @@ fn kubectl_kustomize_builds_every_generated_kustomization() {
         );
         assert!(!yaml_docs(&String::from_utf8_lossy(&out.stdout)).is_empty(), "{}", dir.display());
     }
+    assert!(inflated > 0, "no kustomize-helm kustomization was inflated");
+}
+
+/// The pass-through fields reach the objects where Flux and Argo CD read them, merged with
+/// lhc's, and every GitOps object of the golden cases is valid.
+#[test]
+fn pass_through_fields_are_merged_where_the_objects_read_them() {
+    let case = |name: &str, file: &str| {
+        let dir = repo().join("tests/cases").join(name).join("out");
+        let cluster = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+        yaml_docs(&read(cluster.join("gitops").join(file)))
+    };
+    let flux = case("gitops-flux-fields", "flux.yaml");
+    for d in &flux {
+        validate_k8s(d, "1.37").unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
+    }
+    let release = flux.iter().find(|d| d["kind"] == "HelmRelease").unwrap();
+    let repository = flux.iter().find(|d| d["kind"] == "HelmRepository").unwrap();
+    assert_eq!(release["metadata"]["namespace"], "flux-system");
+    assert_eq!(repository["metadata"]["namespace"], "flux-system", "the sourceRef's namespace");
+    let spec = &release["spec"];
+    assert_eq!(spec["targetNamespace"], "longhorn-system");
+    assert_eq!(spec["releaseName"], "longhorn-system-longhorn");
+    assert_eq!(spec["interval"], "1h");
+    assert_eq!(spec["install"], json!({"crds": "Create", "remediation": {"retries": 5}}));
+    assert_eq!(
+        spec["upgrade"],
+        json!({"crds": "Create", "force": true, "remediation": {"retries": 3, "remediateLastFailure": true}})
+    );
+    assert_eq!(spec["timeout"], "15m");
+    assert_eq!(spec["driftDetection"]["mode"], "enabled");
+    assert_eq!(
+        spec["postRenderers"][0]["kustomize"]["patches"][0]["target"]["name"],
+        "longhorn-manager"
+    );
+    let argo = case("gitops-argocd-fields", "argocd.yaml");
+    for d in &argo {
+        validate_k8s(d, "1.37").unwrap_or_else(|e| panic!("{}: {e:?}", d["kind"]));
+    }
+    let app = argo.iter().find(|d| d["metadata"]["name"] == "longhorn").unwrap();
+    let spec = &app["spec"];
+    assert_eq!(spec["source"]["helm"]["releaseName"], "longhorn-prod");
+    assert_eq!(spec["source"]["helm"]["skipCrds"], false);
+    assert_eq!(spec["syncPolicy"]["automated"], json!({"prune": false, "selfHeal": false}));
+    assert_eq!(
+        spec["syncPolicy"]["syncOptions"],
+        json!(["CreateNamespace=true", "ServerSideApply=true", "RespectIgnoreDifferences=true"])
+    );
+    assert_eq!(
+        spec["syncPolicy"]["managedNamespaceMetadata"],
+        json!({"labels": {"pod-security.kubernetes.io/enforce": "privileged"}, "annotations": {"example.com/team": "storage"}})
+    );
+    assert_eq!(spec["syncPolicy"]["retry"]["limit"], 5);
+    assert_eq!(spec["ignoreDifferences"][0]["name"], "longhorn-manager");
+    assert_eq!(spec["revisionHistoryLimit"], 3);
 }
 
 #[test]

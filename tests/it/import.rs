@@ -258,6 +258,20 @@ fn round_trip(case: &Path, t: &Test, imported: &str) {
     };
     let classes = built_objects("storageclasses.yaml");
     let jobs = built_objects("recurringjobs.yaml");
+    // The object that installs the chart, field by field besides its values.
+    let gitops: Vec<Json> = ["gitops/flux.yaml", "gitops/argocd.yaml", "gitops/kustomization.yaml"]
+        .iter()
+        .filter(|f| out.join(f).exists())
+        .flat_map(|f| yaml_docs(&read(out.join(f))))
+        .collect();
+    for o in &objects {
+        let Some((scope, expected)) = installing(o) else { continue };
+        let built = gitops.iter().find_map(|b| installing(b).map(|(_, spec)| spec));
+        match built {
+            Some(b) => problems.extend(unlisted(&scope, &expected, &b, &listed, None)),
+            None => problems.push(format!("{scope}: not built")),
+        }
+    }
     for o in objects {
         let name = o["metadata"]["name"].as_str().unwrap_or_default().to_string();
         let (scope, built) = match o["kind"].as_str() {
@@ -281,6 +295,72 @@ fn round_trip(case: &Path, t: &Test, imported: &str) {
         case.display(),
         problems.join("\n")
     );
+}
+
+/// The Longhorn chart's HelmRelease, Application or kustomize `helmCharts` entry, as the
+/// round trip compares it: its scope as the header names it, and its fields besides the values,
+/// with the defaults Flux, Argo CD and kustomize apply spelled out.
+fn installing(o: &Json) -> Option<(String, Json)> {
+    let name = o["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    let strip = |v: &mut Json, keys: &[&str]| {
+        if let Some(m) = v.as_object_mut() {
+            for k in keys {
+                m.remove(*k);
+            }
+        }
+    };
+    match (o["apiVersion"].as_str().unwrap_or_default(), o["kind"].as_str()) {
+        (a, Some("HelmRelease")) if a.starts_with("helm.toolkit.fluxcd.io/") => {
+            if o["spec"]["chart"]["spec"]["chart"] != "longhorn" {
+                return None;
+            }
+            let mut spec = o["spec"].clone();
+            strip(&mut spec, &["values", "valuesFrom"]);
+            strip(&mut spec["chart"]["spec"], &["valuesFiles"]);
+            let target = spec["targetNamespace"].as_str().map(str::to_string);
+            if spec["releaseName"].is_null() {
+                spec["releaseName"] = Json::String(match &target {
+                    Some(t) => format!("{t}-{name}"),
+                    None => name.clone(),
+                });
+            }
+            if target.is_some() && target.as_deref() == o["metadata"]["namespace"].as_str() {
+                strip(&mut spec, &["targetNamespace"]);
+            }
+            Some((format!("HelmRelease {name}"), serde_json::json!({ "spec": spec })))
+        }
+        ("argoproj.io/v1alpha1", Some("Application")) => {
+            let mut spec = o["spec"].clone();
+            let source = match spec["sources"].as_array() {
+                Some(list) => list.iter().find(|s| s["chart"] == "longhorn")?.clone(),
+                None => spec["source"].clone(),
+            };
+            if source["chart"] != "longhorn" {
+                return None;
+            }
+            let mut source = source;
+            strip(
+                &mut source["helm"],
+                &["values", "valuesObject", "valueFiles", "parameters", "fileParameters"],
+            );
+            if source["helm"]["releaseName"].is_null() {
+                source["helm"]["releaseName"] = Json::String(name.clone());
+            }
+            strip(&mut spec, &["sources"]);
+            spec["source"] = source;
+            Some((format!("Application {name}"), serde_json::json!({ "spec": spec })))
+        }
+        (a, Some("Kustomization")) if a.starts_with("kustomize.config.k8s.io/") => {
+            let mut entry =
+                o["helmCharts"].as_array()?.iter().find(|e| e["name"] == "longhorn")?.clone();
+            strip(
+                &mut entry,
+                &["valuesInline", "valuesFile", "additionalValuesFiles", "valuesMerge"],
+            );
+            Some(("helmCharts longhorn".to_string(), serde_json::json!({ "helmChart": entry })))
+        }
+        _ => None,
+    }
 }
 
 // --- the cases ---------------------------------------------------------------------------------
@@ -449,6 +529,89 @@ fn lhc_s_own_output_imports_back_to_an_equivalent_cluster_file() {
     }
 }
 
+/// Every golden output (`out/` and `tests/cases/*/out/`), imported back, builds the same YAML
+/// and facts: whatever the cluster file said, GitOps fields included, lhc's own output says it
+/// again.
+#[test]
+fn every_golden_output_imports_back_to_an_equivalent_cluster_file() {
+    let mut folders = vec![];
+    for entry in std::fs::read_dir(repo().join("out")).unwrap() {
+        folders.push(entry.unwrap().path());
+    }
+    for case in std::fs::read_dir(repo().join("tests/cases")).unwrap() {
+        let out = case.unwrap().path().join("out");
+        for entry in std::fs::read_dir(&out).into_iter().flatten() {
+            folders.push(entry.unwrap().path());
+        }
+    }
+    folders.retain(|f| f.join(".lhc-manifest.json").exists());
+    folders.sort();
+    assert!(folders.len() >= 15, "{folders:?}");
+    // What lhc's YAML output does not say, so that import cannot say it back: the hcloud
+    // provider and a pool's location (in nodes.sh and the Hetzner catalogue's sizes only).
+    const NOT_IN_THE_OUTPUT: &[(&str, &str)] = &[
+        (
+            "tests/cases/hcloud-autoscaler/",
+            "`provider = \"hcloud\"`, which the autoscaler route needs",
+        ),
+        (
+            "tests/cases/hcloud-zones/",
+            "`provider = \"hcloud\"` and the pools' locations (their zones)",
+        ),
+    ];
+    let mut compared = 0;
+    let mut failures = vec![];
+    for folder in folders {
+        let shown = folder.strip_prefix(repo()).unwrap().display().to_string();
+        if let Some((_, why)) = NOT_IN_THE_OUTPUT.iter().find(|(p, _)| shown.starts_with(p)) {
+            eprintln!("{shown}: not compared: the output does not say {why}");
+            continue;
+        }
+        let cluster = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let manifest: Json =
+            serde_json::from_str(&read(folder.join(".lhc-manifest.json"))).unwrap();
+        if manifest["facts"]["chart"].is_null() {
+            continue; // a cluster without Longhorn: nothing for import to say back
+        }
+        let t = Test::new();
+        for (path, text) in read_tree(&folder) {
+            t.file_write(&format!("a/{cluster}/{path}"), &text);
+        }
+        let imported =
+            t.run_args(&["import", &format!("a/{cluster}"), "-o", "back.toml", "--color", "never"]);
+        if imported.code > 1 {
+            failures.push(format!("{}: import: {}", folder.display(), imported.stderr));
+            continue;
+        }
+        let back = read(t.path().join("back.toml"));
+        let built = t.run_args(&["build", "back.toml", "-o", "b", "--color", "never"]);
+        if built.code != 0 {
+            failures.push(format!(
+                "{}: the import does not build\n{back}\n{}",
+                folder.display(),
+                built.stderr
+            ));
+            continue;
+        }
+        let (files_a, facts_a) = build_facts(&folder);
+        let (files_b, facts_b) = build_facts(&t.path().join("b").join(&cluster));
+        let mut differ: Vec<&String> = files_a
+            .keys()
+            .chain(files_b.keys())
+            .filter(|k| files_a.get(*k) != files_b.get(*k))
+            .collect();
+        differ.dedup();
+        if !differ.is_empty() {
+            failures.push(format!("{}: {differ:?} differ\n{back}", folder.display()));
+        } else if without_label_only_pools(facts_a) != without_label_only_pools(facts_b) {
+            failures.push(format!("{}: the facts differ\n{back}", folder.display()));
+        }
+        compared += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared >= 12, "{compared} golden outputs compared");
+}
+
 // --- generated cluster files: import(build(x)) builds as x --------------------------------------
 
 const VERSIONS: &[&str] = &[
@@ -613,8 +776,25 @@ fn generate(rng: &mut Rng, i: usize) -> String {
     if rng.chance(40) && has("longhornManager.log.format") {
         t += "\n[longhorn.values]\nlonghornManager.log.format = \"json\"\n";
     }
-    if rng.chance(30) {
-        t += &format!("\n[gitops]\nmode = \"{}\"\n", rng.pick(&["flux", "argocd"]));
+    if rng.chance(40) {
+        let mode = *rng.pick(&["flux", "argocd", "kustomize-helm"]);
+        t += &format!("\n[gitops]\nmode = \"{mode}\"\n");
+        if rng.chance(40) {
+            t += "release_name = \"longhorn-system-longhorn\"\n";
+        }
+        match mode {
+            "flux" if rng.chance(60) => {
+                t += "flux_namespace = \"flux-system\"\ninterval = \"1h\"\ncrds = \"Create\"\n";
+                t += "\n[gitops.helm_release]\ntimeout = \"10m\"\nupgrade.force = true\n";
+            }
+            "argocd" if rng.chance(60) => {
+                t += "\n[gitops.application]\nrevisionHistoryLimit = 3\nsyncPolicy.syncOptions = [\"ServerSideApply=true\"]\n";
+            }
+            "kustomize-helm" if rng.chance(60) => {
+                t += "\n[gitops.helm_chart]\nskipTests = true\n";
+            }
+            _ => {}
+        }
     }
     let mut jobs = vec![];
     for j in 0..rng.below(3) {
@@ -1103,6 +1283,82 @@ stringData:
         for s in secrets {
             assert!(!text.contains(s), "{s} written to {path}");
         }
+    }
+}
+
+/// A wrapper chart's key that does not exist: an error at its line, exit 1, nothing written.
+#[test]
+fn a_wrapper_chart_without_the_key_is_an_error_at_its_line_and_nothing_is_written() {
+    let chart = "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n  - name: longhorn\n    alias: storage\n    version: 1.12.1\n    repository: https://charts.longhorn.io\n";
+    let values = "storage:\n  defaultSettings:\n    storageOverProvisioningPercentage: 150\n";
+    let t = Test::new().file("Chart.yaml", chart).file("values.yaml", values);
+    let args = ["import", "Chart.yaml", "values.yaml", "--values-path", "lh", "-o", "c.toml"];
+    let out = t.run_args(&[&args[..], &["--color", "never"]].concat());
+    out.code(1);
+    assert!(
+        out.stderr.contains("error[not-imported]: `--values-path lh` is not in the cluster file: the wrapper chart `platform` has no dependency named or aliased `lh`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--> Chart.yaml:4:1"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("its dependencies' keys: `storage` (chart longhorn)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.ends_with("error: 1 error; nothing was written\n"), "{}", out.stderr);
+    assert!(!t.path().join("c.toml").exists(), "nothing is written");
+    // Without a Chart.yaml: the values must hold the key.
+    let t = Test::new().file("values.yaml", values);
+    let out = t.run_args(&[
+        "import",
+        "values.yaml",
+        "--values-path",
+        "longhorn",
+        "-o",
+        "c.toml",
+        "--color",
+        "never",
+    ]);
+    out.code(1);
+    assert!(out.stderr.contains("no values of the input have a key `longhorn`"), "{}", out.stderr);
+    assert!(out.stderr.contains("--> values.yaml:3:5"), "{}", out.stderr);
+    assert!(out.stderr.contains("the values' top-level keys: `storage`"), "{}", out.stderr);
+    assert!(!t.path().join("c.toml").exists(), "nothing is written");
+    // The right key imports.
+    let t = Test::new().file("Chart.yaml", chart).file("values.yaml", values);
+    t.run_args(&[
+        "import",
+        "Chart.yaml",
+        "values.yaml",
+        "--values-path",
+        "storage",
+        "-o",
+        "c.toml",
+    ])
+    .code(0);
+    assert!(read(t.path().join("c.toml")).contains("storageOverProvisioningPercentage = 150"));
+}
+
+/// Ingress TLS: an empty `tlsSecret` is the ingress controller's default certificate
+/// (`tls = true`); an absent one is the chart's default Secret, which the build writes back.
+#[test]
+fn ingress_tls_without_a_secret_of_its_own_is_imported_and_built() {
+    for (tls_secret, line, built) in [
+        ("  tlsSecret: \"\"\n", "tls = true", ""),
+        ("", "tls_secret = \"longhorn.local-tls\"", "longhorn.local-tls"),
+    ] {
+        let values = format!(
+            "longhornUI:\n  replicas: 1\ningress:\n  enabled: true\n  host: longhorn.example.com\n  tls: true\n{tls_secret}"
+        );
+        let t = Test::new().file("values.yaml", &values);
+        t.run_args(&["import", "values.yaml", "--chart-version", "1.12.1", "-o", "c.toml"]).code(0);
+        let cluster = read(t.path().join("c.toml"));
+        assert!(cluster.contains(line), "{cluster}");
+        t.run_args(&["build", "c.toml"]).code(0);
+        let v = yaml_docs(&read(t.path().join("out/c/longhorn-values.yaml"))).remove(0);
+        assert_eq!(v["ingress"]["tls"], Json::Bool(true), "{values}");
+        assert_eq!(v["ingress"]["tlsSecret"], built, "{values}");
     }
 }
 
