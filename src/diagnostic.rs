@@ -350,6 +350,8 @@ pub enum Message {
         "class `{class}` selects recurring jobs, so its volumes leave the `default` group: {jobs} will not run on them"
     )]
     LeavesDefaultGroup { class: String, jobs: String },
+    #[error("recurring job `{job}` runs on no volume: no class selects it{}", if *grouped { " or one of its groups" } else { "" })]
+    JobReachesNothing { job: String, grouped: bool },
     // --- declared volumes ----------------------------------------------------------------------
     #[error("{}: {why}", volumes_head(volume, *count, *fitting))]
     VolumesDoNotFit { volume: String, count: u32, fitting: usize, why: String },
@@ -654,6 +656,7 @@ codes! {
     BackupWithoutTarget => "backup-without-target",
     UnknownRecurringJob => "unknown-recurring-job",
     LeavesDefaultGroup => "leaves-default-group",
+    JobReachesNothing => "job-reaches-nothing",
     VolumesDoNotFit => "volumes-do-not-fit",
     NoRebuildAfterNodeLoss => "no-rebuild-after-node-loss",
     UnknownPool => "unknown-pool",

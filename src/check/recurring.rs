@@ -58,6 +58,83 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
     if let Some(dc) = chart_class.filter(|dc| dc.create.as_ref().is_none_or(|c| c.value)) {
         check_selection(file, "longhorn", &dc.recurring_jobs, &dc.recurring_job_groups, out);
     }
+    unreached(file, out);
+}
+
+/// A job that no selection reaches: Longhorn runs a RecurringJob on the volumes labelled with
+/// its name or one of its groups (`recurring-job.longhorn.io/<name>`,
+/// `recurring-job-group.longhorn.io/<group>`), and on volumes with no such label when it is in
+/// `default`. Unless a class labels its volumes so, the job runs on nothing, silently.
+/// (longhorn-manager types/types.go `GetRecurringJobLabelKey`, @v1.5.0..v1.12.1.)
+/// `system-backup` jobs back up the system, not volumes. A selector lhc cannot read (a raw
+/// `recurringJobSelector` parameter that is not JSON) may select anything: then nothing is said.
+fn unreached(file: &ClusterFile, out: &mut Vec<Diagnostic>) {
+    let mut names: Vec<String> = vec![];
+    let mut groups: Vec<String> = vec![];
+    let mut select = |jobs: &[Spanned<String>], gs: &[Spanned<String>]| {
+        names.extend(jobs.iter().map(|j| j.value.clone()));
+        groups.extend(gs.iter().map(|g| g.value.clone()));
+    };
+    for class in &file.storage_classes {
+        select(&class.recurring_jobs, &class.recurring_job_groups);
+    }
+    if let Some(dc) = file.longhorn.as_ref().and_then(|l| l.default_class.as_ref()) {
+        select(&dc.recurring_jobs, &dc.recurring_job_groups);
+    }
+    for class in &file.storage_classes {
+        let raw = class.parameters.iter().find(|(k, _)| k.as_str() == "recurringJobSelector");
+        let raw = raw.map(|(_, v)| v.value.clone()).or_else(|| {
+            let applied = class.applied_parameters.as_ref()?;
+            applied.value.get("recurringJobSelector").cloned()
+        });
+        let Some(raw) = raw else { continue };
+        let Ok(serde_json::Value::Array(entries)) = serde_json::from_str(&raw) else { return };
+        for e in &entries {
+            let Some(name) = e.get("name").and_then(|n| n.as_str()) else { return };
+            let list = if e.get("isGroup").and_then(|g| g.as_bool()) == Some(true) {
+                &mut groups
+            } else {
+                &mut names
+            };
+            list.push(name.to_string());
+        }
+    }
+    for job in &file.recurring_jobs {
+        let reached = job.task.value == Task::SystemBackup
+            || job.in_group(DEFAULT_GROUP)
+            || names.iter().any(|n| n == job.name.as_str())
+            || job.groups.iter().any(|g| groups.iter().any(|s| s == g.as_str()));
+        if reached {
+            continue;
+        }
+        let mut labels = vec![format!("`recurring-job.longhorn.io/{}=enabled`", job.name.value)];
+        labels.extend(
+            job.groups
+                .iter()
+                .map(|g| format!("`recurring-job-group.longhorn.io/{}=enabled`", g.value)),
+        );
+        let how = if job.groups.is_empty() {
+            "list it in a class's `recurring_jobs`, or give it `groups = [\"default\"]` to run on every volume that selects no job"
+        } else {
+            "list it in a class's `recurring_jobs` or one of its groups in `recurring_job_groups`, or add `\"default\"` to its `groups` to run on every volume that selects no job"
+        };
+        out.push(
+            Diagnostic::warning(
+                Message::JobReachesNothing { job: job.name.value.clone(), grouped: !job.groups.is_empty() },
+                job.name.span.clone(),
+            )
+            .with_help(format!("{how}; as it is, only a volume labelled {} by hand runs it", or_list(&labels)))
+            .with_note("Longhorn runs a RecurringJob on the volumes labelled with its name or one of its groups, and a job in `default` on volumes that have no such label; a class's selection labels every volume it creates"),
+        );
+    }
+}
+
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// The release facts of the target: of the version as written when lhc has its file, else of

@@ -394,3 +394,48 @@ fn a_hand_written_selector_is_an_old_form_and_jobs_need_longhorn() {
         "{stderr}"
     );
 }
+
+/// A job in no group that no class selects runs on no volume: said at the job, in check and
+/// in import (at the input's line), naming the label a volume needs; a selection, `default`,
+/// or a system backup (which backs up no volume) reaches it.
+#[test]
+fn a_job_that_reaches_no_volume_is_a_warning_in_check_and_import() {
+    let trim = "\n[[recurring_job]]\nname = \"weekly-trim\"\ntask = \"filesystem-trim\"\ncron = \"0 4 * * 0\"\n";
+    let (code, stderr) = check(&(cluster("1.12.1") + trim));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning[job-reaches-nothing]: recurring job `weekly-trim` runs on no volume"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`recurring-job.longhorn.io/weekly-trim=enabled`"), "{stderr}");
+    for reach in [
+        "\n[[storage_class]]\nname = \"a\"\nrecurring_jobs = [\"weekly-trim\"]\n",
+        "groups = [\"default\"]\n",
+        "\n[[storage_class]]\nname = \"a\"\nparameters = { recurringJobSelector = '[{\"name\":\"weekly-trim\",\"isGroup\":false}]' }\n",
+    ] {
+        let (_, stderr) = check(&(cluster("1.12.1") + trim + reach));
+        assert!(!stderr.contains("job-reaches-nothing"), "{reach}: {stderr}");
+    }
+    let job = "apiVersion: longhorn.io/v1beta2\nkind: RecurringJob\nmetadata:\n  name: weekly-trim\n  namespace: longhorn-system\nspec:\n  name: weekly-trim\n  task: filesystem-trim\n  cron: \"0 4 * * 0\"\n  retain: 0\n  concurrency: 2\n  groups: []\n";
+    let t = Test::new()
+        .file("values.yaml", "defaultSettings:\n  defaultReplicaCount: 2\n")
+        .file("jobs.yaml", job);
+    let out = t.run_args(&[
+        "import",
+        "values.yaml",
+        "jobs.yaml",
+        "--chart-version",
+        "1.12.1",
+        "-o",
+        "c.toml",
+    ]);
+    out.code(0);
+    assert!(
+        out.stderr.contains("warning[job-reaches-nothing]")
+            && out.stderr.contains("--> jobs.yaml:4:3"),
+        "{}",
+        out.stderr
+    );
+}
