@@ -493,6 +493,10 @@ pub enum Message {
     VariablesUnchecked { checks: String, names: String },
     #[error("{path}: {problem}")]
     VarsFile { path: String, problem: String },
+    #[error(
+        "Flux applies {names} in `{field}` as written: the storage Kustomization substitutes no variables"
+    )]
+    NoSubstituteFrom { field: String, names: String },
     #[error("`[gitops] {key}` cannot be passed through: {why}")]
     GitopsField { key: String, why: String },
 }
@@ -719,6 +723,7 @@ codes! {
     UnresolvedVariable => "unresolved-variable",
     VariablesUnchecked => "variables-unchecked",
     VarsFile => "vars-file",
+    NoSubstituteFrom => "no-substitute-from",
 }
 
 /// The codes a user can meet: every code but `internal`.

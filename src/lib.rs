@@ -278,6 +278,35 @@ pub fn check_with(source: &Source, inputs: &Inputs) -> Checked {
             .with_help("lhc checked the text around them; give their values in `[variables]`, with `--var` or with `--vars` to check the rest"),
         );
     }
+    // Flux substitutes only in a Kustomization with `postBuild`: the manifests lhc's storage
+    // Kustomization applies need `[gitops] substitute_from`.
+    let storage = |s: &substitute::Str| {
+        s.pointer.starts_with("/storage_class/") || s.pointer.starts_with("/recurring_job/")
+    };
+    let has_sources =
+        parsed.tree["gitops"]["substitute_from"].as_array().is_some_and(|a| !a.is_empty());
+    let kept: Vec<usize> = (0..found.strings.len())
+        .filter(|i| w.filled[*i].0 == substitute::Filled::ForFlux && storage(&found.strings[*i]))
+        .collect();
+    if let (Some(first), false) = (kept.first(), has_sources) {
+        let mut list: Vec<String> = vec![];
+        for i in &kept {
+            for n in &found.strings[*i].names {
+                if !list.contains(n) {
+                    list.push(n.clone());
+                }
+            }
+        }
+        let s = &found.strings[*first];
+        diagnostics.push(
+            Diagnostic::warning(
+                Message::NoSubstituteFrom { field: field(*first), names: names(&list) },
+                s.span.clone(),
+            )
+            .with_help("name the ConfigMaps and Secrets that hold them: `substitute_from = [{ kind = \"ConfigMap\", name = \"cluster-settings\" }]` in `[gitops]`; lhc writes them as the storage Kustomization's `postBuild.substituteFrom`")
+            .with_note("Flux substitutes variables only in a Kustomization that has `postBuild`; without it, the StorageClass or RecurringJob is applied with `${...}` as written"),
+        );
+    }
     // No value of a Secret is ever shown.
     for d in &mut diagnostics {
         redact(d, &vars);

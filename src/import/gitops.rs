@@ -442,6 +442,32 @@ pub(crate) struct Storage {
     pub flux_source: Option<(String, At)>,
     /// The cluster name the object is named for (`<cluster>-storage`).
     pub cluster: Option<String>,
+    /// Flux: `postBuild.substituteFrom`, `(kind, name, optional)`, and where it is.
+    pub substitute_from: Option<(Vec<SubstituteSource>, At)>,
+}
+
+/// One `substituteFrom` entry: kind, name, optional.
+pub(crate) type SubstituteSource = (String, String, bool);
+
+/// A Flux Kustomization's `postBuild.substituteFrom`, when every entry is one lhc can write
+/// (a ConfigMap or Secret with a name); else `None` (and the object is reported as ignored).
+pub(crate) fn substitute_from(
+    file: usize,
+    text: &str,
+    node: &Node,
+) -> Option<(Vec<SubstituteSource>, At)> {
+    let list = node.pointer("/spec/postBuild/substituteFrom")?.as_seq()?;
+    let mut out = vec![];
+    for e in list {
+        let kind = e.get("kind").and_then(Node::as_str)?;
+        if kind != "ConfigMap" && kind != "Secret" {
+            return None;
+        }
+        let name = e.get("name").and_then(Node::as_str)?;
+        let optional = e.get("optional").and_then(Node::as_bool).unwrap_or(false);
+        out.push((kind.to_string(), name.to_string(), optional));
+    }
+    (!out.is_empty()).then(|| (out, at(file, text, node, "/spec/postBuild/substituteFrom")))
 }
 
 pub(crate) fn argocd_storage(file: usize, text: &str, node: &Node) -> Option<Storage> {
@@ -463,6 +489,7 @@ pub(crate) fn argocd_storage(file: usize, text: &str, node: &Node) -> Option<Sto
         path: Some((path.to_string(), at(file, text, node, "/spec/source/path"))),
         flux_source: None,
         cluster: Some(cluster),
+        substitute_from: None,
     })
 }
 
@@ -474,6 +501,7 @@ pub(crate) fn flux_storage(file: usize, text: &str, node: &Node) -> Option<Stora
         path: Some((path.trim_start_matches("./").to_string(), at(file, text, node, "/spec/path"))),
         flux_source: source.map(|s| (s.to_string(), at(file, text, node, "/spec/sourceRef/name"))),
         cluster: Some(cluster),
+        substitute_from: substitute_from(file, text, node),
         ..Storage::default()
     })
 }

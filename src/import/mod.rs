@@ -647,7 +647,14 @@ fn collect(
             },
             What::FluxKustomization => match gitops::flux_storage(file, text, node) {
                 Some(s) => merge_storage(&mut c.storage, s),
-                None => ignore(file, node, describe(node)),
+                None => {
+                    // The team's own Kustomization: where its variables come from is kept.
+                    let from = gitops::substitute_from(file, text, node);
+                    if c.storage.substitute_from.is_none() {
+                        c.storage.substitute_from = from;
+                    }
+                    ignore(file, node, describe(node));
+                }
             },
             What::Kustomization => {
                 if let Some(chart) =
@@ -863,6 +870,7 @@ fn merge_storage(into: &mut gitops::Storage, s: gitops::Storage) {
     into.path = into.path.take().or(s.path);
     into.flux_source = into.flux_source.take().or(s.flux_source);
     into.cluster = into.cluster.take().or(s.cluster);
+    into.substitute_from = s.substitute_from.or(into.substitute_from.take());
 }
 
 /// A StorageClass defined twice: the same twice is fine, different is an error.
@@ -1291,6 +1299,23 @@ fn translate(
                 "flux_source",
                 &s.flux_source.clone().filter(|(v, _)| v != crate::model::defaults::FLUX_SOURCE),
             );
+            if let Some((list, at)) = &s.substitute_from {
+                let entries = list.iter().map(|(kind, name, optional)| {
+                    let mut t = vec![
+                        ("kind".to_string(), Toml::str(kind)),
+                        ("name".to_string(), Toml::str(name)),
+                    ];
+                    if *optional {
+                        t.push(("optional".to_string(), Toml::Bool(true)));
+                    }
+                    Toml::Inline(t)
+                });
+                gitops_lines.push(Line::new(
+                    "substitute_from",
+                    Toml::Array(entries.collect()),
+                    Some(at.clone()),
+                ));
+            }
         }
         if let Some(ns) = g
             .argocd_namespace

@@ -59,6 +59,12 @@ pub struct Gitops {
     #[serde(default)]
     #[schemars(extend("default" = super::defaults::FLUX_CRDS))]
     pub crds: Option<Spanned<CrdPolicy>>,
+    /// Flux: the ConfigMaps and Secrets (in `flux-system`) whose data fills in the Flux variables
+    /// (`${VAR}`) of the manifests: written as `postBuild.substituteFrom` of the
+    /// `<cluster>-storage` Kustomization lhc writes, and named in the header for the
+    /// Kustomization that applies `gitops/`. Without it, Flux applies `${VAR}` as written.
+    #[serde(default)]
+    pub substitute_from: Vec<Spanned<SubstituteFrom>>,
     /// Flux: other fields of the HelmRelease's `spec`, as Flux reads them (`timeout`,
     /// `driftDetection`, `postRenderers`, `install.remediation`, `upgrade.force`, ...), merged
     /// over what lhc writes. Fields lhc writes itself or has a key for are refused.
@@ -138,6 +144,35 @@ pub fn owned(table: &str, path: &[String]) -> Option<(&'static str, &'static str
         (*t == table && path.len() >= f.len() && path.iter().zip(&f).all(|(a, b)| a == b))
             .then_some((*field, *why))
     })
+}
+
+/// One source of Flux's post-build variables, as Flux's `substituteFrom` entry.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubstituteFrom {
+    /// `"ConfigMap"` or `"Secret"`.
+    pub kind: Spanned<SubstituteKind>,
+    /// The object's name, in the Kustomization's namespace (`flux-system`).
+    pub name: Spanned<DnsSubdomain>,
+    /// Flux goes on without it when it does not exist. Default: `false`.
+    #[serde(default)]
+    pub optional: Option<Spanned<bool>>,
+}
+
+/// The kind of a `substituteFrom` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum SubstituteKind {
+    ConfigMap,
+    Secret,
+}
+
+impl SubstituteKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubstituteKind::ConfigMap => "ConfigMap",
+            SubstituteKind::Secret => "Secret",
+        }
+    }
 }
 
 /// What Flux does with the chart's CustomResourceDefinitions (`crds/`) on install and upgrade.

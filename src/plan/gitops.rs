@@ -30,6 +30,8 @@ pub struct GitopsPlan {
     /// Whether the values hold Flux's variables, for Flux to substitute (else the HelmRelease
     /// turns substitution off: setting values are data).
     pub substitute: bool,
+    /// Flux: `postBuild.substituteFrom` of the storage Kustomization, `(kind, name, optional)`.
+    pub substitute_from: Vec<(String, String, bool)>,
     /// The Helm release's name.
     pub release_name: String,
     /// Flux: the HelmRelease's interval.
@@ -260,6 +262,17 @@ pub fn plan(
         argocd_project: g.map_or(defaults::ARGOCD_PROJECT, |g| g.argocd_project()).to_string(),
         namespace_labels: namespace_labels.to_vec(),
         substitute: false,
+        substitute_from: g
+            .map(|g| {
+                g.substitute_from
+                    .iter()
+                    .map(|s| {
+                        let optional = s.optional.as_ref().is_some_and(|o| o.value);
+                        (s.kind.value.as_str().to_string(), s.name.to_string(), optional)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         release_name: g.map_or(defaults::RELEASE_NAME, |g| g.release_name()).to_string(),
         interval: g.map_or(defaults::FLUX_INTERVAL, |g| g.interval()).to_string(),
         crds: g.map_or(defaults::FLUX_CRDS, |g| g.crds()).to_string(),

@@ -362,6 +362,7 @@ fn readme_adoption_examples_run_as_written() {
     for (intro, fixture, gitops) in [
         ("In a Flux repository (", "flux", "flux.yaml"),
         ("In an Argo CD repository (", "argocd", "argocd.yaml"),
+        ("In a kustomize repository (", "kustomize", "kustomization.yaml"),
     ] {
         let t = repository();
         copy_into(&t, fixture);
@@ -382,13 +383,49 @@ fn readme_adoption_examples_run_as_written() {
                     Some("disabled"),
                     "{fixture}: {kind}"
                 ),
-                "Kustomization" => assert_eq!(d["spec"]["path"], "./lhc/out/prod"),
+                "Kustomization" if fixture == "kustomize" => {
+                    // kustomize's own: the chart inflated with the values, never pruned.
+                    assert_eq!(d["helmCharts"][0]["name"], "longhorn");
+                    assert_eq!(d["helmCharts"][0]["includeCRDs"], true);
+                    assert_eq!(
+                        d["helmCharts"][0]["valuesInline"]["defaultSettings"]["storageOverProvisioningPercentage"],
+                        "150"
+                    );
+                    assert_eq!(
+                        d["commonAnnotations"]["argocd.argoproj.io/sync-options"],
+                        "Prune=false,Delete=false"
+                    );
+                }
+                "Kustomization" => {
+                    assert_eq!(d["spec"]["path"], "./lhc/out/prod");
+                    // Flux fills in the classes' and jobs' variables from where the repository's
+                    // own Kustomization took them.
+                    let from = &d["spec"]["postBuild"]["substituteFrom"];
+                    assert_eq!(from[0]["kind"], "ConfigMap", "{d}");
+                    assert_eq!(from[1]["name"], "cluster-secrets", "{d}");
+                }
                 "Application" if d["metadata"]["name"] == "longhorn" => assert_eq!(
                     annotation(&d, "argocd.argoproj.io/sync-options"),
                     Some("Prune=false,Delete=false")
                 ),
                 _ => {}
             }
+        }
+        if fixture == "flux" {
+            let file = read(t.path().join("lhc/prod.toml"));
+            assert!(file.contains("host = \"longhorn.${SECRET_DOMAIN}\""), "{file}");
+            assert!(file.contains("substitute_from = [{ kind = \"ConfigMap\""), "{file}");
+        }
+        if fixture == "kustomize" {
+            let file = read(t.path().join("lhc/prod.toml"));
+            assert!(file.contains("mode = \"kustomize-helm\""), "{file}");
+            let rendered = std::process::Command::new("kubectl")
+                .args(["kustomize", "lhc/out/prod"])
+                .current_dir(t.path())
+                .output()
+                .unwrap();
+            assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+            continue;
         }
         for d in yaml_docs(&read(t.path().join("lhc/out/prod/recurringjobs.yaml"))) {
             assert_eq!(annotation(&d, "kustomize.toolkit.fluxcd.io/prune"), Some("disabled"));

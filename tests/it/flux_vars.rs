@@ -216,3 +216,31 @@ fn import_keeps_the_variables_as_written() {
         .unwrap();
     assert_eq!(values["spec"]["values"]["ingress"]["host"], "longhorn.${SECRET_DOMAIN}");
 }
+
+/// A class's variable reaches Flux only through a Kustomization with `postBuild`: without
+/// `[gitops] substitute_from` it is a warning at the variable; with it, the storage
+/// Kustomization lhc writes names the sources, in a schema-valid object.
+#[test]
+fn classes_variables_need_the_storage_kustomization_to_substitute_them() {
+    let file = "[cluster]\nname = \"edge\"\n\n[longhorn]\nversion = \"1.12.1\"\n\n[gitops]\nmode = \"flux\"\n\n[[storage_class]]\nname = \"nfs\"\nparameters = { nfsOptions = \"vers=4.1,${NFS_OPTS}\" }\n";
+    let t = Test::new().file("c.toml", file);
+    let out = t.run_args(&["build", "c.toml", "-o", "out"]);
+    out.code(0);
+    assert!(
+        out.stderr.contains("warning[no-substitute-from]") && out.stderr.contains("c.toml:12:29"),
+        "{}",
+        out.stderr
+    );
+    let with = file.replace("mode = \"flux\"\n", "mode = \"flux\"\nsubstitute_from = [{ kind = \"ConfigMap\", name = \"vars\" }, { kind = \"Secret\", name = \"secrets\", optional = true }]\n");
+    t.file_write("c.toml", &with);
+    let out = t.run_args(&["build", "c.toml", "-o", "out"]);
+    out.code(0);
+    assert!(!out.stderr.contains("no-substitute-from"), "{}", out.stderr);
+    let flux = read(t.path().join("out/edge/gitops/flux.yaml"));
+    assert!(flux.contains("ConfigMap/vars, Secret/secrets (optional)"), "{flux}");
+    let storage = yaml_docs(&flux).into_iter().find(|d| d["kind"] == "Kustomization").unwrap();
+    let from = &storage["spec"]["postBuild"]["substituteFrom"];
+    assert_eq!(from[0]["kind"], "ConfigMap");
+    assert_eq!(from[1]["optional"], true);
+    assert!(read(t.path().join("out/edge/storageclasses.yaml")).contains("vers=4.1,${NFS_OPTS}"));
+}
