@@ -5,21 +5,11 @@
 use std::path::Path;
 use std::path::PathBuf;
 
-use super::units::{self, Mode, Unit};
+use super::units::{self, Unit};
 use super::{FAILED, INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Message, Severity};
 use crate::diff::Options;
 use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
-
-/// Compiles every file for writing into `out` (or each file's default output folder).
-pub(crate) fn compile(
-    ui: &Ui,
-    files: &[PathBuf],
-    out: Option<&Path>,
-    inputs: &crate::Inputs,
-) -> Result<Vec<Unit>, Outcome> {
-    units::compile_all(files, out, Mode::Compile, inputs).map_err(|d| Outcome::fail(ui, *d, FAILED))
-}
 
 /// What building every compiled unit would do to its output folder.
 pub(crate) fn prepare(units: &[Unit], force: bool) -> Vec<Changes> {
@@ -38,7 +28,7 @@ pub fn run(
     options: &Options,
     inputs: &crate::Inputs,
 ) -> Outcome {
-    let units = match compile(ui, files, out, inputs) {
+    let units = match units::compile(ui, files, out, inputs) {
         Ok(u) => u,
         Err(o) => return o,
     };

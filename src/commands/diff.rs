@@ -24,7 +24,7 @@ pub(crate) fn compare(
     options: &Options,
     inputs: &crate::Inputs,
 ) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
-    let units = super::build::compile(ui, files, out, inputs)?;
+    let units = super::units::compile(ui, files, out, inputs)?;
     let mut outcome = Outcome::default();
     if super::report_units(&mut outcome, ui, &units, false) {
         outcome.code = super::FAILED;

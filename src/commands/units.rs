@@ -18,6 +18,18 @@ pub struct Unit {
     pub out: PathBuf,
 }
 
+/// Compiles every file for writing into `out` (or each file's default output folder), for
+/// `build` and `diff`; a file that cannot be read is the command's failure.
+pub(crate) fn compile(
+    ui: &super::Ui,
+    files: &[PathBuf],
+    out: Option<&Path>,
+    inputs: &crate::Inputs,
+) -> Result<Vec<Unit>, super::Outcome> {
+    compile_all(files, out, Mode::Compile, inputs)
+        .map_err(|d| super::Outcome::fail(ui, *d, super::FAILED))
+}
+
 /// What to do with each file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {

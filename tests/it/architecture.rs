@@ -102,3 +102,52 @@ fn modules_import_only_modules_before_them() {
     problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Within each top-level module, the files it is made of (`src/<module>/<file>.rs`, or
+/// `src/<module>/<file>/`) do not import each other in a circle: `super::x` and
+/// `crate::<module>::x` name a sibling.
+#[test]
+fn no_two_files_of_a_module_import_each_other() {
+    let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for (path, text) in crate::common::read_tree(&repo().join("src")) {
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts.len() < 2 || !path.ends_with(".rs") {
+            continue;
+        }
+        let module = parts[0].to_string();
+        let me = parts[1].trim_end_matches(".rs").to_string();
+        if me == "mod" {
+            continue;
+        }
+        // `super::` means the module from its direct files, and the sibling's parent from deeper.
+        let prefixes = [
+            if parts.len() == 2 { Some("super::".to_string()) } else { None },
+            Some(format!("crate::{module}::")),
+        ];
+        for prefix in prefixes.iter().flatten() {
+            for (i, _) in text.match_indices(prefix.as_str()) {
+                let rest = &text[i + prefix.len()..];
+                let target: String =
+                    rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let file = repo().join("src").join(&module).join(format!("{target}.rs"));
+                let dir = repo().join("src").join(&module).join(&target);
+                if target != me && !target.is_empty() && (file.is_file() || dir.is_dir()) {
+                    let e = edges.entry((module.clone(), me.clone())).or_default();
+                    if !e.contains(&target) {
+                        e.push(target);
+                    }
+                }
+            }
+        }
+    }
+    let mut circles = vec![];
+    for ((module, a), targets) in &edges {
+        for b in targets {
+            let back = edges.get(&(module.clone(), b.clone()));
+            if a < b && back.is_some_and(|t| t.contains(a)) {
+                circles.push(format!("src/{module}: `{a}` and `{b}` import each other"));
+            }
+        }
+    }
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
