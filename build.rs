@@ -1,5 +1,8 @@
 //! Turns every TOML data file under `data/` into JSON in `OUT_DIR`, which the binary embeds
-//! (`src/knowledge/mod.rs`, `EMBEDDED`).
+//! (`src/knowledge/mod.rs`, `EMBEDDED`), and writes the two lists that mirror a folder, so
+//! neither is kept by hand: the Longhorn releases (`data/longhorn/releases/<version>.json`, in
+//! release order) as `releases.rs`, and the templates (`src/templates/*.j2`, by name) as
+//! `templates.rs`.
 //!
 //! The TOML files stay the source: they carry comments and the sources of their facts. Parsing
 //! them at run time cost every command about 2.8 million instructions (the `toml` crate builds
@@ -11,14 +14,16 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo:rerun-if-changed=data");
+    println!("cargo:rerun-if-changed=src/templates");
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         fail("OUT_DIR is not set (build scripts run under cargo)");
     };
     let mut files = vec![];
     toml_files(Path::new("data"), &mut files);
-    for path in files {
+    files.sort();
+    for path in &files {
         let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
+            std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
         let value: serde_json::Value =
             toml::from_str(&text).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
         let target = out.join(path.with_extension("json"));
@@ -29,6 +34,81 @@ fn main() {
             serde_json::to_string(&value).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
         std::fs::write(&target, json).unwrap_or_else(|e| fail(&format!("{target:?}: {e}")));
     }
+    write(&out.join("embedded.rs"), &embedded(&files));
+    write(&out.join("templates.rs"), &templates());
+}
+
+/// Every data file the binary embeds, by its path in the repository: the release index, each
+/// release's tables and questions facts (oldest first), then every TOML file as the JSON made
+/// of it above.
+fn embedded(toml: &[PathBuf]) -> String {
+    let dir = Path::new("data/longhorn/releases");
+    let mut versions: Vec<(Vec<u32>, String)> = vec![];
+    for path in files_in(dir) {
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
+        if path.extension().is_none_or(|e| e != "json") || stem == "index" {
+            continue;
+        }
+        let parts: Option<Vec<u32>> = stem.split('.').map(|p| p.parse().ok()).collect();
+        match parts {
+            Some(parts) if parts.len() == 3 => versions.push((parts, stem.to_string())),
+            _ => fail(&format!("{path:?}: not named after a release (MAJOR.MINOR.PATCH.json)")),
+        }
+    }
+    versions.sort();
+    let include = |path: &str, text: &mut String| {
+        text.push_str(&format!(
+            "    ({path:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/{path}\"))),\n"
+        ));
+    };
+    let mut text = String::from("&[\n");
+    include("data/longhorn/releases/index.json", &mut text);
+    for (_, v) in &versions {
+        for kind in ["releases", "questions"] {
+            let path = format!("data/longhorn/{kind}/{v}.json");
+            if !Path::new(&path).is_file() {
+                fail(&format!("{path}: missing (every release has its tables and questions)"));
+            }
+            include(&path, &mut text);
+        }
+    }
+    for path in toml {
+        let Some(name) = path.to_str() else { fail(&format!("{path:?}: not UTF-8")) };
+        let json = path.with_extension("json");
+        let Some(json) = json.to_str() else { fail(&format!("{path:?}: not UTF-8")) };
+        text.push_str(&format!(
+            "    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{json}\"))),\n"
+        ));
+    }
+    text.push(']');
+    text
+}
+
+/// Every template under `src/templates/`, by file name.
+fn templates() -> String {
+    let mut names: Vec<String> = files_in(Path::new("src/templates"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "j2"))
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+        .collect();
+    names.sort();
+    let mut text = String::from("&[\n");
+    for name in names {
+        text.push_str(&format!(
+            "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/src/templates/{name}\"))),\n"
+        ));
+    }
+    text.push(']');
+    text
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| fail(&format!("{dir:?}: {e}")));
+    entries.map(|e| e.unwrap_or_else(|e| fail(&format!("{dir:?}: {e}"))).path()).collect()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
 }
 
 /// The `.toml` files under `dir`, at any depth.

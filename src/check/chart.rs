@@ -405,7 +405,7 @@ impl Chart<'_> {
         let key = "systemManagedComponentsNodeSelector";
         if let Some((k, v)) = l.settings.iter().find(|(k, _)| k.as_str() == key) {
             if let crate::model::SettingValue::String(text) = &v.value {
-                if let Ok(pairs) = super::verdicts::node_selector_list(text) {
+                if let Ok(pairs) = crate::knowledge::verdicts::node_selector_list(text) {
                     let selector: BTreeMap<String, String> = pairs.into_iter().collect();
                     check_selector(
                         file,

@@ -2,12 +2,12 @@
 //! replica rule, and the parameters the Longhorn CSI driver reads.
 
 use super::scheduling::Scheduling;
-use super::verdicts::{self, Effect, Report, Verdict};
 use super::{Target, bool_setting, duplicates, list};
 use crate::capacity::Engine;
 use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
 use crate::knowledge::longhorn::{Longhorn, ParameterKind, Release};
+use crate::knowledge::verdicts::{self, Effect, Report, Verdict};
 use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag};
 use crate::source::Span;
 
@@ -639,7 +639,7 @@ fn class_parameters(class: &StorageClass) -> Vec<(String, String)> {
 }
 
 /// What Longhorn's CSI driver and volume webhooks make of one parameter in its class
-/// (check::verdicts): a refusal is an error, a value with no effect a warning, a value Longhorn
+/// (knowledge::verdicts): a refusal is an error, a value with no effect a warning, a value Longhorn
 /// checks against objects in the cluster a warning too.
 fn parameter_verdicts(
     release: &Release,
@@ -769,7 +769,7 @@ fn parameter_problem(kind: ParameterKind, values: &[String], value: &str) -> Opt
         ParameterKind::Enum => (!values.iter().any(|v| v == value)).then(|| {
             format!("one of {}", values.iter().map(|v| quoted(v)).collect::<Vec<_>>().join(", "))
         }),
-        // Checked as Longhorn parses them (check::verdicts).
+        // Checked as Longhorn parses them (knowledge::verdicts).
         ParameterKind::JsonArray
         | ParameterKind::TolerationList
         | ParameterKind::NodeSelectorList => None,

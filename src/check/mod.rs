@@ -19,7 +19,6 @@ mod routes;
 mod scheduling;
 mod settings;
 mod values;
-pub mod verdicts;
 mod versions;
 mod volumes;
 
@@ -32,7 +31,7 @@ pub use values::setting_value;
 
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::Release;
-use crate::knowledge::{Knowledge, Minor};
+use crate::knowledge::{Knowledge, Minor, verdicts};
 use std::collections::BTreeMap;
 
 use crate::model::{ClusterFile, Provider, SettingValue};

@@ -622,7 +622,7 @@ fn instance_manager_tolerations<'f>(
         Some(_) => return None, // a type error, reported with the settings
         None => release.default_of("taintToleration").unwrap_or_default().to_string(),
     };
-    let parsed = super::verdicts::toleration_list(&value).ok()?;
+    let parsed = crate::knowledge::verdicts::toleration_list(&value).ok()?;
     let tolerations = parsed.into_iter().map(|t| (t.key, t.operator, t.value, t.effect)).collect();
     Some((TolerationSource::Setting(setting, value), tolerations))
 }
@@ -1040,7 +1040,8 @@ mod tests {
     #[test]
     fn longhorn_tolerations_reach_untolerated_as_kubernetes_reads_them() {
         let parsed =
-            super::super::verdicts::toleration_list("storage=true:NoSchedule;dedicated:").unwrap();
+            crate::knowledge::verdicts::toleration_list("storage=true:NoSchedule;dedicated:")
+                .unwrap();
         let tuples: Vec<(&str, &str, &str, &str)> = parsed
             .iter()
             .map(|t| (t.key.as_str(), t.operator, t.value.as_str(), t.effect.as_str()))

@@ -225,7 +225,7 @@ fn check_job(
             )),
         );
     }
-    if let Err(reason) = super::verdicts::cron(&job.cron) {
+    if let Err(reason) = crate::knowledge::verdicts::cron(&job.cron) {
         out.push(
             Diagnostic::error(Message::InvalidCron { job: name.into(), reason }, job.cron.span.clone())
                 .with_help("five fields (minute hour day-of-month month day-of-week), such as \"0 2 * * *\", or a descriptor such as \"@daily\" or \"@every 6h\"; Longhorn refuses the RecurringJob otherwise"),
@@ -461,7 +461,7 @@ fn check_parameters(job: &RecurringJob, facts: &Release, out: &mut Vec<Diagnosti
             continue;
         }
         let bad = match param.values {
-            ParameterValues::Count => match super::verdicts::go_atoi(value) {
+            ParameterValues::Count => match crate::knowledge::verdicts::go_atoi(value) {
                 Ok(n) if n >= 0 => None,
                 _ => Some(format!(
                     "must be a whole number of backups (0: never a full one), found {:?}",

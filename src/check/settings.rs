@@ -4,10 +4,10 @@
 //! where they went; keys lhc derives say which key to set instead. `[longhorn.backup]` and the
 //! old backup settings are checked against each other.
 
-use super::verdicts::{self, Effect, Report, Verdict};
 use super::{Target, list, nearest};
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::longhorn::{Longhorn, Release, Render, Setting, SettingType};
+use crate::knowledge::verdicts::{self, Effect, Report, Verdict};
 use crate::model::{ClusterFile, SettingScalar, SettingValue, Spanned};
 use crate::source::Span;
 
@@ -469,7 +469,7 @@ pub(super) struct Said<'a> {
     pub origin: Option<&'a str>,
 }
 
-/// What Longhorn's own validation (check::verdicts) makes of a setting value: the first refusal
+/// What Longhorn's own validation (knowledge::verdicts) makes of a setting value: the first refusal
 /// as an error; a value Longhorn takes as written and then ignores or reads otherwise, and what
 /// depends on the cluster, as warnings.
 pub(super) fn longhorn_verdicts(

@@ -179,7 +179,7 @@ fn every_class_selector_parses_back_as_the_csi_driver_reads_it() {
             seen += 1;
             // As the CSI driver decodes it (csi/util.go getVolumeOptions: json.Unmarshal into
             // []VolumeRecurringJob), and as lhc's reproduction of that check reads it.
-            lhc::check::verdicts::recurring_job_selector(&selector).unwrap();
+            lhc::knowledge::verdicts::recurring_job_selector(&selector).unwrap();
             let items: Vec<Value> = serde_json::from_str(&selector).unwrap();
             let got: BTreeSet<(bool, String)> = items
                 .iter()
@@ -247,7 +247,7 @@ fn the_chart_takes_the_selector_of_its_own_class_as_a_json_string() {
         // The chart's storageclass.yaml pastes it as `recurringJobSelector: '{{ jobList }}'`.
         let pasted = yaml_docs(&format!("recurringJobSelector: '{json}'\n")).remove(0);
         assert_eq!(pasted["recurringJobSelector"], json!(json));
-        lhc::check::verdicts::recurring_job_selector(&json).unwrap();
+        lhc::knowledge::verdicts::recurring_job_selector(&json).unwrap();
         assert_eq!(
             serde_json::from_str::<Value>(&json).unwrap(),
             json!([{"name": "nightly", "isGroup": false}, {"name": "default", "isGroup": true}])

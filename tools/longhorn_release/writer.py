@@ -541,7 +541,7 @@ def build_validation(fails, order, facts, curated_raw):
                  "longhorn-manager checks in a setting value, a StorageClass parameter and the "
                  "node disk annotations beyond type, choices and range, per release, with "
                  "sources. Rule vocabulary and field meanings: the header of "
-                 f"{VALIDATION_CURATED} and src/check/verdicts.rs.",
+                 f"{VALIDATION_CURATED} and src/knowledge/verdicts/.",
         "layout": "one entry per line: a top-level key and its whole value, or, inside "
                   "`setting` and `parameter`, one name and its rules, so lhc parses only the "
                   "entries a cluster file needs",
