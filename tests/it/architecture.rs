@@ -151,3 +151,35 @@ fn no_two_files_of_a_module_import_each_other() {
     }
     assert!(circles.is_empty(), "{}", circles.join("\n"));
 }
+
+/// A file a reader can hold in their head: none under `src/` is over 1,500 lines (split one
+/// along its sections, as `knowledge/verdicts/` is).
+#[test]
+fn no_source_file_is_over_1500_lines() {
+    let long: Vec<String> = crate::common::read_tree(&repo().join("src"))
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".rs"))
+        .filter_map(|(path, text)| {
+            let lines = text.lines().count();
+            (lines > 1500).then(|| format!("src/{path}: {lines} lines"))
+        })
+        .collect();
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+/// The Longhorn rule engine and Go's parsers are knowledge, below the check stage that applies
+/// them: nothing under `src/knowledge/` names `check`, and `check/` holds no copy of them.
+#[test]
+fn longhorn_rules_live_in_knowledge() {
+    let tree = crate::common::read_tree(&repo().join("src"));
+    assert!(tree.iter().any(|(p, _)| p.starts_with("knowledge/verdicts/")));
+    let problems: Vec<&String> = tree
+        .iter()
+        .filter(|(path, text)| {
+            (path.starts_with("check/") && text.contains("fn go_url_parse"))
+                || (path.starts_with("knowledge/") && text.contains("crate::check"))
+        })
+        .map(|(path, _)| path)
+        .collect();
+    assert!(problems.is_empty(), "{problems:?}");
+}
