@@ -59,7 +59,6 @@ DETACHED_FIXTURE = "tests/fixtures/longhorn/settings-upgrade.json"
 MOVES = "data/longhorn/moves.toml"
 DETACHED_CURATED = "tools/longhorn-detached.curated.toml"
 VALIDATION_CURATED = "tools/longhorn-validation.curated.toml"
-EMBEDDED_LIST = "src/knowledge/mod.rs"
 MANAGED_DIRS = (DATA_DIR, QUESTIONS_DIR, UPSTREAM_DIR, FIXTURE_DIR, schemas.OUT_DIR)
 MANAGED_FILES = (VALIDATION, DETACHED_FIXTURE)
 INPUT_KINDS = ("string", "bool", "int", "list")
@@ -621,7 +620,7 @@ def build_release(fails, v, f, detached_curated, order):
     return rel
 
 
-def build(facts, curated, focus=None, embedded_text=None, adding=True):
+def build(facts, curated, focus=None, adding=True):
     """All files, as {path: bytes}; (files, failures, checklist). `facts`: version -> Facts;
     `curated`: {path: bytes} of the hand-written inputs; `focus`: the release being added
     (its checklist items are collected; the others must be consistent); `adding`: False when
@@ -696,7 +695,7 @@ def build(facts, curated, focus=None, embedded_text=None, adding=True):
     files.update(schema_files)
 
     if focus is not None:
-        checklist(todo, focus, facts, releases, order, embedded_text, adding)
+        checklist(todo, focus, facts, releases, order, adding)
     return files, fails.items, todo.items
 
 
@@ -727,14 +726,11 @@ def upgrade_fixture(order, facts, detached_curated, curated):
     return (json.dumps(fixture, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def checklist(todo, v, facts, releases, order, embedded_text, adding):
+def checklist(todo, v, facts, releases, order, adding):
     """What a person must still do after adding release v."""
     rel = next(r for r in releases if r["release"] == v)
     i = order.index(v)
     prev = releases[i - 1] if i > 0 else None
-    if embedded_text is not None and '"%s"' % v not in embedded_text:
-        todo.append(v, "%s: add \"%s\" to the release list of EMBEDDED (lhc embeds each "
-                       "release's tables by name)" % (EMBEDDED_LIST, v))
     if prev is not None:
         new_settings = sorted({s["manager"] for s in rel["settings"].values() if s["manager"]}
                               - {s["manager"] for s in prev["settings"].values() if s["manager"]})
