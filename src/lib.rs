@@ -10,7 +10,7 @@
 //! 3. [`schema`]: validate the tree against the JSON Schema generated from [`model`].
 //! 4. [`model`]: deserialize the typed input, every value with its span.
 //! 5. [`check`]: the semantic rules, using [`knowledge`] (Longhorn, Hetzner, Kubernetes data).
-//! 6. [`plan`]: every decision made: which files exist and what each holds, defaults, bytes,
+//! 6. [`lower`]: every decision made: which files exist and what each holds, defaults, bytes,
 //!    quoting, order, and the facts `diff` compares.
 //! 7. [`render`]: templates format the plan into the output tree.
 //! 8. [`emit`]: the build transaction: write the tree atomically, keeping `.lhc-manifest.json`.
@@ -36,10 +36,10 @@ pub mod emit;
 pub mod grid;
 pub mod import;
 pub mod knowledge;
+pub mod lower;
 pub mod model;
 pub mod names;
 pub mod parse;
-pub mod plan;
 pub mod profiles;
 pub mod quantity;
 pub mod render;
@@ -51,7 +51,7 @@ pub mod vars;
 pub mod yaml;
 
 use diagnostic::{Diagnostic, Message};
-use plan::{Origin, Plan};
+use lower::{Origin, Plan};
 use render::Tree;
 use source::Source;
 
@@ -203,10 +203,11 @@ pub fn check_with(source: &Source, inputs: &Inputs) -> Checked {
     // themselves says nothing.)
     let mut needs: Vec<usize> = vec![];
     for d in found_w.iter().filter(|d| d.is_error()) {
-        if let Some(i) = d.span.as_ref().and_then(|s| w.string_at(s)) {
-            if w.filled[i].0 == substitute::Filled::AsWritten && !needs.contains(&i) {
-                needs.push(i);
-            }
+        if let Some(i) = d.span.as_ref().and_then(|s| w.string_at(s))
+            && w.filled[i].0 == substitute::Filled::AsWritten
+            && !needs.contains(&i)
+        {
+            needs.push(i);
         }
     }
     for (i, (how, missing)) in w.filled.iter().enumerate() {
@@ -394,12 +395,12 @@ fn restore(s: &substitute::Substituted, path: &str, text: &str) -> String {
     }
     let mut names: Vec<String> = vec![];
     for (token, expr) in &s.tokens {
-        if text.contains(token.as_str()) {
-            if let Ok(pieces) = vars::scan(expr) {
-                for n in vars::names(&pieces) {
-                    if !names.contains(&n) {
-                        names.push(n);
-                    }
+        if text.contains(token.as_str())
+            && let Ok(pieces) = vars::scan(expr)
+        {
+            for n in vars::names(&pieces) {
+                if !names.contains(&n) {
+                    names.push(n);
                 }
             }
         }
@@ -452,7 +453,7 @@ pub fn plan_only_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compi
         return Compiled { diagnostics, cluster, output: None };
     }
     let mut diagnostics = diagnostics;
-    if let Some(mut d) = plan::gitops::path_check(&file, &origin) {
+    if let Some(mut d) = lower::gitops::path_check(&file, &origin) {
         if let Some(s) = &substituted {
             s.back_diagnostic(&mut d);
         }
@@ -460,13 +461,13 @@ pub fn plan_only_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compi
         diagnostic::sort(&mut diagnostics);
     }
     let flux_vars = |text: &str| substituted.as_ref().is_some_and(|s| s.has_token(text));
-    let mut plan = plan::plan(&file, &resolved, origin, &flux_vars);
+    let mut plan = lower::plan(&file, &resolved, origin, &flux_vars);
     if let Some(s) = substituted.as_ref().filter(|s| !s.tokens.is_empty()) {
         // The facts `diff` compares hold the variables as written, as the files do.
-        if let Ok(json) = serde_json::to_string(&plan.facts) {
-            if let Ok(facts) = serde_json::from_str(&s.restore(&json)) {
-                plan.facts = facts;
-            }
+        if let Ok(json) = serde_json::to_string(&plan.facts)
+            && let Ok(facts) = serde_json::from_str(&s.restore(&json))
+        {
+            plan.facts = facts;
         }
     }
     let output = Output { plan, tree: Tree::new(), substituted };

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, context};
 
-use crate::plan::{File, KUSTOMIZATION, Plan};
+use crate::lower::{File, KUSTOMIZATION, Plan};
 
 /// The files of one cluster, keyed by path relative to the output folder
 /// (`prod-fsn1/nodes.sh`), in a fixed order.
@@ -159,7 +159,7 @@ impl Renderer {
 
     /// The documents that install Longhorn with Flux or Argo CD (and, when the file says so,
     /// apply the cluster's manifests), as one stream.
-    fn gitops_docs(&self, g: &crate::plan::gitops::GitopsFile) -> Result<String, RenderError> {
+    fn gitops_docs(&self, g: &crate::lower::gitops::GitopsFile) -> Result<String, RenderError> {
         let values = g.values.body(0);
         let mode = g.plan.mode.as_str();
         let ctx = context! {
@@ -186,8 +186,11 @@ impl Renderer {
             if g.mode == crate::model::GitopsMode::KustomizeHelm {
                 g.mode = crate::model::GitopsMode::Argocd;
             }
-            let file =
-                crate::plan::gitops::GitopsFile { plan: g, values: values.clone(), storage: false };
+            let file = crate::lower::gitops::GitopsFile {
+                plan: g,
+                values: values.clone(),
+                storage: false,
+            };
             let text = self.gitops_docs(&file)?;
             docs.extend(text.split("---\n").filter(|d| !d.trim().is_empty()).map(str::to_string));
         }

@@ -156,13 +156,13 @@
 //! [`Range::json`] is `{at_min, at_max, differences[] {subject, field, at_min, at_max}}`.
 
 mod bound;
-mod chart;
 mod figures;
 mod input;
 mod layout;
 mod place;
 mod range;
 mod report;
+mod svg;
 mod text;
 
 #[cfg(test)]
@@ -215,6 +215,6 @@ impl Report {
 
     /// A standalone SVG document.
     pub fn svg(&self) -> String {
-        chart::svg(self)
+        svg::draw(self)
     }
 }

@@ -125,13 +125,13 @@ pub(super) fn check(
     let mut images = vec![];
     for tool in &tools {
         let given = bench.images.as_ref().and_then(|i| i.get(*tool));
-        if let Some(image) = given {
-            if let Some(why) = bench::unpinned(image) {
-                out.push(
+        if let Some(image) = given
+            && let Some(why) = bench::unpinned(image)
+        {
+            out.push(
                     Diagnostic::error(Message::UnpinnedImage { image: image.value.clone(), why }, image.span.clone())
                         .with_help("pin a tag (`registry/kbench:v0.1.0`) or a digest (`registry/kbench@sha256:...`), so every run measures the same tool"),
                 );
-            }
         }
         images.push((
             *tool,
@@ -140,13 +140,13 @@ pub(super) fn check(
     }
 
     let baseline = bench.baseline.as_ref().map(|b| b.to_string());
-    if let Some(b) = &bench.baseline {
-        if !tools.contains(&Tool::Kbench) {
-            out.push(
-                Diagnostic::warning(Message::BaselineWithoutKbench, b.span.clone())
-                    .with_help("add \"kbench\" to `tools`, or remove `baseline`"),
-            );
-        }
+    if let Some(b) = &bench.baseline
+        && !tools.contains(&Tool::Kbench)
+    {
+        out.push(
+            Diagnostic::warning(Message::BaselineWithoutKbench, b.span.clone())
+                .with_help("add \"kbench\" to `tools`, or remove `baseline`"),
+        );
     }
 
     let chart_class = target.release.is_some();

@@ -231,15 +231,15 @@ impl Chart<'_> {
                 &first.span,
             );
         }
-        if let Some(first) = dc.share_manager_tolerations.first() {
-            if self.need(
+        if let Some(first) = dc.share_manager_tolerations.first()
+            && self.need(
                 "persistence.shareManagerTolerations.tolerations",
                 "share_manager_tolerations",
                 &first.span,
-            ) {
-                for t in &dc.share_manager_tolerations {
-                    self.toleration(t);
-                }
+            )
+        {
+            for t in &dc.share_manager_tolerations {
+                self.toleration(t);
             }
         }
         if !dc.annotations.is_empty() {
@@ -266,21 +266,20 @@ impl Chart<'_> {
                 );
             }
         }
-        if let Some(b) = &dc.backing_image {
-            if let Some(t) = b
+        if let Some(b) = &dc.backing_image
+            && let Some(t) = b
                 .data_source_type
                 .as_ref()
                 .filter(|t| !matches!(t.as_str(), "download" | "export-from-volume"))
-            {
-                self.out.push(Diagnostic::error(
-                    Message::InvalidChoice {
-                        key: "data_source_type".into(),
-                        value: format!("{:?}", t.value),
-                        allowed: "\"download\", \"export-from-volume\"".into(),
-                    },
-                    t.span.clone(),
-                ));
-            }
+        {
+            self.out.push(Diagnostic::error(
+                Message::InvalidChoice {
+                    key: "data_source_type".into(),
+                    value: format!("{:?}", t.value),
+                    allowed: "\"download\", \"export-from-volume\"".into(),
+                },
+                t.span.clone(),
+            ));
         }
         if let Some(engine) =
             dc.data_engine.as_ref().filter(|e| e.value == crate::model::DataEngine::V2)
@@ -322,19 +321,19 @@ impl Chart<'_> {
         let Some(ui) = l.ui.as_ref() else { return };
         if let Some(ingress) = &ui.ingress {
             self.need("ingress.enabled", "[longhorn.ui.ingress]", &ingress.span);
-            if let Some(pt) = &ingress.path_type {
-                if self.need("ingress.pathType", "path_type", &pt.span) {
-                    use crate::model::PathType::*;
-                    if !matches!(pt.value, Prefix | Exact | ImplementationSpecific) {
-                        self.out.push(Diagnostic::error(
-                            Message::InvalidChoice {
-                                key: "path_type".into(),
-                                value: format!("\"{}\"", pt.value.as_str()),
-                                allowed: "\"Prefix\", \"Exact\", \"ImplementationSpecific\"".into(),
-                            },
-                            pt.span.clone(),
-                        ));
-                    }
+            if let Some(pt) = &ingress.path_type
+                && self.need("ingress.pathType", "path_type", &pt.span)
+            {
+                use crate::model::PathType::*;
+                if !matches!(pt.value, Prefix | Exact | ImplementationSpecific) {
+                    self.out.push(Diagnostic::error(
+                        Message::InvalidChoice {
+                            key: "path_type".into(),
+                            value: format!("\"{}\"", pt.value.as_str()),
+                            allowed: "\"Prefix\", \"Exact\", \"ImplementationSpecific\"".into(),
+                        },
+                        pt.span.clone(),
+                    ));
                 }
             }
         }
@@ -366,18 +365,17 @@ impl Chart<'_> {
     fn placement(&mut self, file: &ClusterFile, l: &Longhorn) {
         let Some(p) = l.placement.as_ref() else { return };
         for t in &p.tolerations {
-            if self.toleration(t) {
-                if let Ok(tol) = t.resolve() {
-                    if tol.key.is_empty() {
-                        self.out.push(
+            if self.toleration(t)
+                && let Ok(tol) = t.resolve()
+                && tol.key.is_empty()
+            {
+                self.out.push(
                             Diagnostic::error(
                                 Message::InvalidToleration { why: "Longhorn's `taintToleration` setting cannot hold a toleration without a key".into() },
                                 t.span.clone(),
                             )
                             .with_help("name the taint's key"),
                         );
-                    }
-                }
             }
         }
         let selector: BTreeMap<String, String> =
@@ -403,36 +401,29 @@ impl Chart<'_> {
     /// `node.longhorn.io/create-default-disk:true`, where lhc labels nodes `=config`).
     fn other_selectors(&mut self, file: &ClusterFile, l: &Longhorn) {
         let key = "systemManagedComponentsNodeSelector";
-        if let Some((k, v)) = l.settings.iter().find(|(k, _)| k.as_str() == key) {
-            if let crate::model::SettingValue::String(text) = &v.value {
-                if let Ok(pairs) = crate::knowledge::verdicts::node_selector_list(text) {
-                    let selector: BTreeMap<String, String> = pairs.into_iter().collect();
-                    check_selector(
-                        file,
-                        &selector,
-                        &format!("`{}`", k.as_str()),
-                        v.span.clone(),
-                        self.out,
-                    );
-                }
-            }
+        if let Some((k, v)) = l.settings.iter().find(|(k, _)| k.as_str() == key)
+            && let crate::model::SettingValue::String(text) = &v.value
+            && let Ok(pairs) = crate::knowledge::verdicts::node_selector_list(text)
+        {
+            let selector: BTreeMap<String, String> = pairs.into_iter().collect();
+            check_selector(file, &selector, &format!("`{}`", k.as_str()), v.span.clone(), self.out);
         }
-        if let Some(dc) = &l.default_class {
-            if let Some(first) = dc.share_manager_node_selector.0.keys().next() {
-                let selector: BTreeMap<String, String> = dc
-                    .share_manager_node_selector
-                    .0
-                    .iter()
-                    .map(|(k, v)| (k.value.clone(), v.value.clone()))
-                    .collect();
-                check_selector(
-                    file,
-                    &selector,
-                    "`share_manager_node_selector`",
-                    first.span.clone(),
-                    self.out,
-                );
-            }
+        if let Some(dc) = &l.default_class
+            && let Some(first) = dc.share_manager_node_selector.0.keys().next()
+        {
+            let selector: BTreeMap<String, String> = dc
+                .share_manager_node_selector
+                .0
+                .iter()
+                .map(|(k, v)| (k.value.clone(), v.value.clone()))
+                .collect();
+            check_selector(
+                file,
+                &selector,
+                "`share_manager_node_selector`",
+                first.span.clone(),
+                self.out,
+            );
         }
         for (component, value) in &l.values {
             let Some(serde_json::Value::Object(map)) = value.get("nodeSelector") else { continue };
@@ -585,21 +576,21 @@ impl Chart<'_> {
             if let Some(r) = &image.registry {
                 self.need(&format!("{path}.registry"), "registry", &r.span);
             }
-            if let Some(tag) = &image.tag {
-                if tag.is_empty() || tag.as_str() == "latest" {
-                    self.out.push(
-                        Diagnostic::error(
-                            Message::UnpinnedImage {
-                                image: format!("{key}:{}", tag.value),
-                                why: "`latest` changes under you",
-                            },
-                            tag.span.clone(),
-                        )
-                        .with_help(
-                            "pin a release tag or a digest, so every node runs the same Longhorn",
-                        ),
-                    );
-                }
+            if let Some(tag) = &image.tag
+                && (tag.is_empty() || tag.as_str() == "latest")
+            {
+                self.out.push(
+                    Diagnostic::error(
+                        Message::UnpinnedImage {
+                            image: format!("{key}:{}", tag.value),
+                            why: "`latest` changes under you",
+                        },
+                        tag.span.clone(),
+                    )
+                    .with_help(
+                        "pin a release tag or a digest, so every node runs the same Longhorn",
+                    ),
+                );
             }
         }
     }

@@ -59,19 +59,19 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
             );
         }
         let replicas = class.replicas();
-        if let Some(locality) = &class.data_locality {
-            if locality.value == DataLocality::StrictLocal && replicas != 1 {
-                let span =
-                    class.replicas.as_ref().map_or(locality.span.clone(), |r| r.span.clone());
-                out.push(
-                    Diagnostic::error(Message::StrictLocalReplicas { replicas }, span)
-                        .with_label(
-                            locality.span.clone(),
-                            "strict-local keeps the only replica on the pod's node",
-                        )
-                        .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
-                );
-            }
+        if let Some(locality) = &class.data_locality
+            && locality.value == DataLocality::StrictLocal
+            && replicas != 1
+        {
+            let span = class.replicas.as_ref().map_or(locality.span.clone(), |r| r.span.clone());
+            out.push(
+                Diagnostic::error(Message::StrictLocalReplicas { replicas }, span)
+                    .with_label(
+                        locality.span.clone(),
+                        "strict-local keeps the only replica on the pod's node",
+                    )
+                    .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
+            );
         }
         duplicates("disk tag", class.disk_tags.iter().map(|t| (t.as_str(), &t.span)), out);
         duplicates("node tag", class.node_tags.iter().map(|t| (t.as_str(), &t.span)), out);
@@ -183,22 +183,22 @@ fn check_default_class_replicas(
     if scheduling.check_engine(&ask, out) {
         scheduling.check_replicas(&ask, out);
     }
-    if let Some(dc) = dc {
-        if let (Some(locality), Some(replicas)) = (&dc.data_locality, &dc.replicas) {
-            if locality.value == DataLocality::StrictLocal && replicas.value != 1 {
-                out.push(
-                    Diagnostic::error(
-                        Message::StrictLocalReplicas { replicas: replicas.value },
-                        replicas.span.clone(),
-                    )
-                    .with_label(
-                        locality.span.clone(),
-                        "strict-local keeps the only replica on the pod's node",
-                    )
-                    .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
-                );
-            }
-        }
+    if let Some(dc) = dc
+        && let (Some(locality), Some(replicas)) = (&dc.data_locality, &dc.replicas)
+        && locality.value == DataLocality::StrictLocal
+        && replicas.value != 1
+    {
+        out.push(
+            Diagnostic::error(
+                Message::StrictLocalReplicas { replicas: replicas.value },
+                replicas.span.clone(),
+            )
+            .with_label(
+                locality.span.clone(),
+                "strict-local keeps the only replica on the pod's node",
+            )
+            .with_help("set `replicas = 1`, or use `data_locality = \"best-effort\"`"),
+        );
     }
 }
 

@@ -237,22 +237,21 @@ fn check_server_type(
             )
             .with_help(help),
         );
-    } else if let Some(location) = pool.location.as_ref().or(file.cluster.location.as_ref()) {
-        if catalogue.locations.contains_key(location.as_str())
-            && !server.locations.iter().any(|l| l == location.as_str())
-        {
-            out.push(
-                Diagnostic::warning(
-                    Message::ServerTypeLocation {
-                        name: lower.clone(),
-                        location: location.to_string(),
-                        captured: catalogue.captured.clone(),
-                    },
-                    name.span.clone(),
-                )
-                .with_help(format!("it was offered in: {}", server.locations.join(", "))),
-            );
-        }
+    } else if let Some(location) = pool.location.as_ref().or(file.cluster.location.as_ref())
+        && catalogue.locations.contains_key(location.as_str())
+        && !server.locations.iter().any(|l| l == location.as_str())
+    {
+        out.push(
+            Diagnostic::warning(
+                Message::ServerTypeLocation {
+                    name: lower.clone(),
+                    location: location.to_string(),
+                    captured: catalogue.captured.clone(),
+                },
+                name.span.clone(),
+            )
+            .with_help(format!("it was offered in: {}", server.locations.join(", "))),
+        );
     }
     Some(server)
 }
@@ -414,20 +413,20 @@ fn check_membership(pool: &Spanned<Pool>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if let Some(a) = &pool.autoscale {
-        if a.min.value > a.max.value {
-            out.push(
-                Diagnostic::error(
-                    Message::OutOfRange {
-                        key: "min".into(),
-                        value: a.min.value.to_string(),
-                        bound: format!("above `max` ({})", a.max.value),
-                    },
-                    a.min.span.clone(),
-                )
-                .with_label(a.max.span.clone(), "`max` is here"),
-            );
-        }
+    if let Some(a) = &pool.autoscale
+        && a.min.value > a.max.value
+    {
+        out.push(
+            Diagnostic::error(
+                Message::OutOfRange {
+                    key: "min".into(),
+                    value: a.min.value.to_string(),
+                    bound: format!("above `max` ({})", a.max.value),
+                },
+                a.min.span.clone(),
+            )
+            .with_label(a.max.span.clone(), "`max` is here"),
+        );
     }
 }
 
@@ -563,24 +562,23 @@ fn check_block_disks(
         }
         if let Some(release) =
             target.release.filter(|_| first_block.is_some_and(|f| std::ptr::eq(f, disk)))
+            && bool_setting(file, release, "v2DataEngine") != Some(true)
         {
-            if bool_setting(file, release, "v2DataEngine") != Some(true) {
-                let help = if release.settings.contains_key("v2DataEngine") {
-                    "set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs hugepages and the nvme-tcp and vfio-pci kernel modules on the node".to_string()
-                } else {
-                    format!(
-                        "Longhorn chart {} has no v2 data engine; raise `[longhorn] version`",
-                        release.version
-                    )
-                };
-                out.push(
-                    Diagnostic::error(
-                        block("needs the v2 data engine, which is off".into(), disk),
-                        disk.kind.span.clone(),
-                    )
-                    .with_help(help),
-                );
-            }
+            let help = if release.settings.contains_key("v2DataEngine") {
+                "set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs hugepages and the nvme-tcp and vfio-pci kernel modules on the node".to_string()
+            } else {
+                format!(
+                    "Longhorn chart {} has no v2 data engine; raise `[longhorn] version`",
+                    release.version
+                )
+            };
+            out.push(
+                Diagnostic::error(
+                    block("needs the v2 data engine, which is off".into(), disk),
+                    disk.kind.span.clone(),
+                )
+                .with_help(help),
+            );
         }
     }
 }
@@ -868,9 +866,10 @@ fn check_disk(
         (None, _) => Bytes(0),
     };
     let reserved_span = disk.reserved.as_ref().map_or(disk.name.span.clone(), |r| r.span.clone());
-    if let Some(size) = size.filter(|_| size_ok && !reserved_invalid) {
-        if reserved_bytes >= size {
-            out.push(
+    if let Some(size) = size.filter(|_| size_ok && !reserved_invalid)
+        && reserved_bytes >= size
+    {
+        out.push(
                 Diagnostic::error(
                     Message::ReservedTooLarge {
                         disk: disk.name.to_string(),
@@ -881,13 +880,14 @@ fn check_disk(
                 )
                 .with_help("Longhorn rejects a node's whole disk annotation when a disk reserves all of its space"),
             );
-        }
     }
-    if reserved.is_zero() && !reserved_invalid {
-        if let Some(chart) = target.release.filter(|c| c.behaviour.zero_reserved_is_percentage) {
-            let percent = int_setting(file, chart, "storageReservedPercentageForDefaultDisk");
-            if percent != Some(0) {
-                out.push(
+    if reserved.is_zero()
+        && !reserved_invalid
+        && let Some(chart) = target.release.filter(|c| c.behaviour.zero_reserved_is_percentage)
+    {
+        let percent = int_setting(file, chart, "storageReservedPercentageForDefaultDisk");
+        if percent != Some(0) {
+            out.push(
                     Diagnostic::warning(
                         Message::ReservedZero { disk: disk.name.to_string(), version: chart.version.clone() },
                         reserved_span,
@@ -899,7 +899,6 @@ fn check_disk(
                         if disk.kind.is_block() { " of the device" } else { "" }
                     )),
                 );
-            }
         }
     }
     DiskFacts { size, reserved: reserved_bytes }
@@ -939,7 +938,7 @@ fn check_size_limits(
                 Some(format!("below the Hetzner Volume minimum of {}", v.min()))
             } else if size > v.max() {
                 Some(format!("above the Hetzner Volume maximum of {}", v.max()))
-            } else if size.0 % Bytes::gib(1).0 != 0 {
+            } else if !size.0.is_multiple_of(Bytes::gib(1).0) {
                 Some("not a whole number of GiB, the unit Hetzner Volumes are sized in".to_string())
             } else {
                 None

@@ -143,10 +143,10 @@ pub(crate) fn release_for(
     target: &Target,
     checked: &str,
 ) -> Result<Option<&'static Release>, DataError> {
-    if let Some(written) = target.chart_version.as_deref() {
-        if let Some(r) = recurring::release(written)? {
-            return Ok(Some(r));
-        }
+    if let Some(written) = target.chart_version.as_deref()
+        && let Some(r) = recurring::release(written)?
+    {
+        return Ok(Some(r));
     }
     recurring::release(checked)
 }

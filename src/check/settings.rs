@@ -206,17 +206,17 @@ fn check_one(
         }
     }
     // What Longhorn itself makes of the value, once lhc's own checks pass.
-    if out.iter().filter(|d| d.is_error()).count() == errors {
-        if let Some(manager) = setting.manager.as_deref() {
-            let said = Said {
-                key: &key.value,
-                manager,
-                text: value.value.manager_text(),
-                span: value.span.clone(),
-                origin: None,
-            };
-            longhorn_verdicts(file, release, &said, out);
-        }
+    if out.iter().filter(|d| d.is_error()).count() == errors
+        && let Some(manager) = setting.manager.as_deref()
+    {
+        let said = Said {
+            key: &key.value,
+            manager,
+            text: value.value.manager_text(),
+            span: value.span.clone(),
+            origin: None,
+        };
+        longhorn_verdicts(file, release, &said, out);
     }
 }
 

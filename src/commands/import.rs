@@ -38,20 +38,22 @@ pub struct Options {
 pub fn run(ui: &Ui, o: Options) -> Outcome {
     let usage =
         |text: String| Outcome::fail(ui, Diagnostic::error(Message::Usage(text), None), FAILED);
-    if let Some(n) = &o.name {
-        if !crate::names::is_dns_label(n) {
-            return usage(format!("`{n}` is not {}", crate::names::DNS_LABEL.expected));
-        }
+    if let Some(n) = &o.name
+        && !crate::names::is_dns_label(n)
+    {
+        return usage(format!("`{n}` is not {}", crate::names::DNS_LABEL.expected));
     }
-    if let Some(v) = &o.chart_version {
-        if !(crate::names::CHART_VERSION.matches)(v.trim_start_matches('v')) {
-            return usage(format!("`{v}` is not a chart version (`1.9.2`)"));
-        }
+    if let Some(v) = &o.chart_version
+        && !(crate::names::CHART_VERSION.matches)(v.trim_start_matches('v'))
+    {
+        return usage(format!("`{v}` is not a chart version (`1.9.2`)"));
     }
-    if let Some(path) = &o.output {
-        if path.exists() && !o.force && !o.check {
-            return usage(format!("{} exists; pass --force to overwrite it", path.display()));
-        }
+    if let Some(path) = &o.output
+        && path.exists()
+        && !o.force
+        && !o.check
+    {
+        return usage(format!("{} exists; pass --force to overwrite it", path.display()));
     }
     let limits = Limits::default();
     let inputs = match read_all(&o.files, limits.max_bytes) {

@@ -39,10 +39,10 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
         let names: Vec<&str> = profiles::PROFILES.iter().map(|p| p.name).collect();
         return usage(format!("no profile `{}`; profiles: {}", o.profile, names.join(", ")));
     };
-    if let Some(n) = &o.name {
-        if !crate::names::is_dns_label(n) {
-            return usage(format!("`{n}` is not {}", crate::names::DNS_LABEL.expected));
-        }
+    if let Some(n) = &o.name
+        && !crate::names::is_dns_label(n)
+    {
+        return usage(format!("`{n}` is not {}", crate::names::DNS_LABEL.expected));
     }
     let default_name =
         o.name.clone().or_else(|| p.cluster_name()).unwrap_or_else(|| "cluster".into());

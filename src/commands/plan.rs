@@ -290,10 +290,10 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
     }
     let sep = if o.format == Format::Json { "" } else { "\n" };
     out.print(&texts.join(sep));
-    if let (Some(path), Some(svg)) = (o.svg, chart) {
-        if !out.write(ui, path, svg) {
-            return out;
-        }
+    if let (Some(path), Some(svg)) = (o.svg, chart)
+        && !out.write(ui, path, svg)
+    {
+        return out;
     }
     out.code = match show::count(&all) {
         Some(count) => {

@@ -91,10 +91,10 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         Format::Csv => results::table::csv(&report),
         Format::Json => results::table::json(&report),
     });
-    if let Some(path) = o.svg {
-        if !out.write(ui, path, results::chart::svg(&report)) {
-            return out;
-        }
+    if let Some(path) = o.svg
+        && !out.write(ui, path, results::svg::draw(&report))
+    {
+        return out;
     }
     out.code = if failed { INVALID } else { OK };
     out

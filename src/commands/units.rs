@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::Compiled;
 use crate::diagnostic::{Diagnostic, Message};
-use crate::plan::Origin;
+use crate::lower::Origin;
 use crate::source::Source;
 
 /// One input file and what compiling it gave.

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::emit::Changes;
-use crate::plan::facts::{ClassFacts, PoolFacts};
-use crate::plan::{DiskConfig, Facts};
+use crate::lower::facts::{ClassFacts, PoolFacts};
+use crate::lower::{DiskConfig, Facts};
 use crate::render::Tree;
 
 /// The facts of the build on disk: each file as it is there (the new text where the file does
@@ -52,7 +52,7 @@ pub fn facts(changes: &Changes, tree: &Tree) -> Facts {
 }
 
 /// The settings ConfigMap of the build on disk, read back from its values file with the data of
-/// its chart release ([`crate::plan::facts::settings`]); `None` without a values file or a
+/// its chart release ([`crate::lower::facts::settings`]); `None` without a values file or a
 /// release lhc knows.
 pub fn settings(
     changes: &Changes,
@@ -67,7 +67,7 @@ pub fn settings(
     let knowledge = crate::knowledge::load().ok()?;
     let release = knowledge.longhorn.describing(chart?)?.parsed().ok()?;
     let values = docs(&text).into_iter().next()?;
-    Some(crate::plan::facts::settings(release, values.get("defaultSettings")))
+    Some(crate::lower::facts::settings(release, values.get("defaultSettings")))
 }
 
 fn docs(text: &str) -> Vec<Value> {

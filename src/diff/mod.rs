@@ -17,8 +17,8 @@ use similar::TextDiff;
 
 use crate::diagnostic::{Diagnostic, Message};
 use crate::emit::{Change, ChangeKind, Changes, ConflictKind};
-use crate::plan::facts::{ClassFacts, PoolFacts};
-use crate::plan::{DiskConfig, Facts, Plan};
+use crate::lower::facts::{ClassFacts, PoolFacts};
+use crate::lower::{DiskConfig, Facts, Plan};
 use crate::render::Tree;
 pub use upgrade::Options;
 
@@ -394,7 +394,7 @@ fn nodes(old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) {
     for (node, (pool, b)) in &before {
         if !after.contains_key(node) && b.disks.is_some() {
             let nodes =
-                if node.starts_with(crate::plan::facts::SELECTED) { b.node_count() } else { 1 };
+                if node.starts_with(crate::lower::facts::SELECTED) { b.node_count() } else { 1 };
             *gone_pools.entry(pool).or_default() += nodes;
         }
     }

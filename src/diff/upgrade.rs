@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::Minor;
 use crate::knowledge::longhorn::{DetachScope, Longhorn, Release, Setting, SettingType};
-use crate::plan::Facts;
+use crate::lower::Facts;
 
 /// What the user allows that lhc would otherwise refuse.
 #[derive(Debug, Clone, Copy, Default)]
@@ -168,10 +168,10 @@ fn settings(lh: &Longhorn, old: &Facts, new: &Facts, out: &mut Vec<Diagnostic>) 
                     .and_then(|r| r.setting_named(name))
                     .map_or(setting.default.as_deref(), |(_, s)| s.default.as_deref())
                     .unwrap_or_default();
-                if !same(setting, default, b) {
-                    if let Some(d) = detached(target, key, setting, default, b, &new.namespace) {
-                        out.push(d);
-                    }
+                if !same(setting, default, b)
+                    && let Some(d) = detached(target, key, setting, default, b, &new.namespace)
+                {
+                    out.push(d);
                 }
             }
             (Some(a), None) => {
@@ -317,13 +317,12 @@ fn not_reset(release: &Release, key: &str, setting: &Setting, value: &str, ns: &
 /// table `{ v1 = "3", v2 = "3" }`.
 fn toml_value(setting: &Setting, value: &str) -> String {
     let quoted = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-    if let Some(engines) = &setting.engines {
-        if value.trim_start().starts_with('{') {
-            let map = per_engine(value, engines);
-            let items: Vec<String> =
-                map.iter().map(|(e, v)| format!("{e} = {}", quoted(v))).collect();
-            return format!("{{ {} }}", items.join(", "));
-        }
+    if let Some(engines) = &setting.engines
+        && value.trim_start().starts_with('{')
+    {
+        let map = per_engine(value, engines);
+        let items: Vec<String> = map.iter().map(|(e, v)| format!("{e} = {}", quoted(v))).collect();
+        return format!("{{ {} }}", items.join(", "));
     }
     match setting.kind {
         SettingType::Bool if matches!(value, "true" | "false") => value.to_string(),

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lower::Facts;
 use crate::names::sha256_hex;
-use crate::plan::Facts;
 use crate::render::Tree;
 
 pub const MANIFEST: &str = ".lhc-manifest.json";

@@ -13,8 +13,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::lower::Facts;
 use crate::names::sha256_hex;
-use crate::plan::Facts;
 use crate::render::Tree;
 pub use manifest::{MANIFEST, Manifest};
 

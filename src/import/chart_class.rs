@@ -124,15 +124,15 @@ pub(crate) fn values(file: usize, text: &str, node: &Node, findings: &mut Vec<Fi
             );
         }
     }
-    if let Some(v) = node.get("allowVolumeExpansion").and_then(Node::as_bool) {
-        if !v {
-            not_chart(
-                &at(file, text, node, "/allowVolumeExpansion"),
-                "`allowVolumeExpansion: false` of the chart's class".into(),
-                "the chart's class always allows expansion",
-                findings,
-            );
-        }
+    if let Some(v) = node.get("allowVolumeExpansion").and_then(Node::as_bool)
+        && !v
+    {
+        not_chart(
+            &at(file, text, node, "/allowVolumeExpansion"),
+            "`allowVolumeExpansion: false` of the chart's class".into(),
+            "the chart's class always allows expansion",
+            findings,
+        );
     }
     const DEFAULT: &str = "storageclass.kubernetes.io/is-default-class";
     for (k, v) in node.pointer("/metadata/annotations").and_then(Node::as_map).into_iter().flatten()

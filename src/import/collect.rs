@@ -26,7 +26,7 @@ pub(super) struct Collected {
     pub(super) settings: Vec<(usize, Node)>,
     /// `[node_config] routes`, from the files lhc's manifest lists, and where.
     pub(super) routes: Option<(Vec<String>, At)>,
-    pub(super) facts: Option<(usize, Node, crate::plan::Facts)>,
+    pub(super) facts: Option<(usize, Node, crate::lower::Facts)>,
     pub(super) removed: Removed,
 }
 
@@ -346,7 +346,7 @@ pub(super) fn collect(
             What::StorageClass => {
                 let provisioner = node.get("provisioner").and_then(Node::as_str);
                 let name = node.pointer("/metadata/name").and_then(Node::as_str);
-                if provisioner != Some(crate::plan::PROVISIONER) {
+                if provisioner != Some(crate::lower::PROVISIONER) {
                     ignore(file, node, format!("{} (not a Longhorn class)", describe(node)));
                 } else if name == Some("longhorn") {
                     // The chart's own class: the values it was rendered from, under every
@@ -406,7 +406,7 @@ pub(super) fn collect(
             What::Manifest => {
                 let facts = node
                     .get("facts")
-                    .and_then(|f| serde_json::from_value::<crate::plan::Facts>(f.to_json()).ok());
+                    .and_then(|f| serde_json::from_value::<crate::lower::Facts>(f.to_json()).ok());
                 match facts {
                     Some(facts) => {
                         c.routes =
@@ -462,10 +462,10 @@ pub(super) fn collect(
         let d = Diagnostic::note(Message::IgnoredDocument { what: plain_list(&what) }, span);
         findings.push(Finding { file: Some(file), diagnostic: d, removed: None });
     }
-    if c.cluster.is_none() {
-        if let Some(name) = c.storage.cluster.clone() {
-            c.cluster = Some((name, None));
-        }
+    if c.cluster.is_none()
+        && let Some(name) = c.storage.cluster.clone()
+    {
+        c.cluster = Some((name, None));
     }
     if let Some(w) = &wrapper {
         if charts.is_empty() && wrapper::missing(&w.key, &layers, findings) {

@@ -281,10 +281,10 @@ pub(crate) fn helm_release(
             }
         }
     }
-    if let Some(values) = values.filter(|v| !v.is_null()) {
-        if let Some(l) = nested(file, text, values, lookup.limits, findings) {
-            chart.layers.push(l);
-        }
+    if let Some(values) = values.filter(|v| !v.is_null())
+        && let Some(l) = nested(file, text, values, lookup.limits, findings)
+    {
+        chart.layers.push(l);
     }
     chart.layers.extend(targeted);
     Some(chart)
@@ -356,15 +356,15 @@ pub(crate) fn application(
             }
         }
     }
-    if let Some(values) = helm.get("values").filter(|v| !v.is_null()) {
-        if let Some(l) = nested(file, text, values, lookup.limits, findings) {
-            chart.layers.push(l);
-        }
+    if let Some(values) = helm.get("values").filter(|v| !v.is_null())
+        && let Some(l) = nested(file, text, values, lookup.limits, findings)
+    {
+        chart.layers.push(l);
     }
-    if let Some(object) = helm.get("valuesObject").filter(|v| !v.is_null()) {
-        if let Some(l) = nested(file, text, object, lookup.limits, findings) {
-            chart.layers.push(l);
-        }
+    if let Some(object) = helm.get("valuesObject").filter(|v| !v.is_null())
+        && let Some(l) = nested(file, text, object, lookup.limits, findings)
+    {
+        chart.layers.push(l);
     }
     for (i, p) in
         helm.get("parameters").and_then(Node::as_seq).unwrap_or_default().iter().enumerate()

@@ -121,29 +121,29 @@ pub(crate) fn flux(file: usize, text: &str, node: &Node, findings: &mut Vec<Find
     if let Some((r, at)) = release.filter(|(r, _)| r != defaults::RELEASE_NAME) {
         f.lines.push(Line::new("release_name", Toml::str(r), Some(at)));
     }
-    if let (Some(t), Some(own)) = (target, own_namespace) {
-        if t != own {
-            let at = at(file, text, node, "/metadata/namespace");
-            f.lines.push(Line::new("flux_namespace", Toml::str(own), Some(at)));
-        }
+    if let (Some(t), Some(own)) = (target, own_namespace)
+        && t != own
+    {
+        let at = at(file, text, node, "/metadata/namespace");
+        f.lines.push(Line::new("flux_namespace", Toml::str(own), Some(at)));
     }
-    if let Some(i) = spec.get("interval").and_then(Node::as_str) {
-        if i != defaults::FLUX_INTERVAL {
-            f.lines.push(Line::new(
-                "interval",
-                Toml::str(i),
-                Some(at(file, text, node, "/spec/interval")),
-            ));
-        }
+    if let Some(i) = spec.get("interval").and_then(Node::as_str)
+        && i != defaults::FLUX_INTERVAL
+    {
+        f.lines.push(Line::new(
+            "interval",
+            Toml::str(i),
+            Some(at(file, text, node, "/spec/interval")),
+        ));
     }
     let crds = |part: &str| spec.pointer(&format!("/{part}/crds")).and_then(Node::as_str);
     if let Some((policy, part)) =
         crds("upgrade").map(|p| (p, "upgrade")).or_else(|| crds("install").map(|p| (p, "install")))
+        && policy != defaults::FLUX_CRDS
+        && ["Skip", "Create", "CreateReplace"].contains(&policy)
     {
-        if policy != defaults::FLUX_CRDS && ["Skip", "Create", "CreateReplace"].contains(&policy) {
-            let at = at(file, text, node, &format!("/spec/{part}/crds"));
-            f.lines.push(Line::new("crds", Toml::str(policy), Some(at)));
-        }
+        let at = at(file, text, node, &format!("/spec/{part}/crds"));
+        f.lines.push(Line::new("crds", Toml::str(policy), Some(at)));
     }
     if name != "longhorn" {
         warn(
@@ -394,16 +394,16 @@ pub(crate) fn kustomize(
             findings,
         ),
     }
-    if let Some(repo) = entry.get("repo").and_then(Node::as_str) {
-        if !repo.contains("charts.longhorn.io") {
-            warn(
-                &at(file, text, node, &format!("{pointer}/repo")),
-                format!("the chart repository `{}`", super::short(repo)),
-                "lhc inflates the Longhorn chart from https://charts.longhorn.io",
-                "mirror it by other means (a kustomize patch of gitops/kustomization.yaml)",
-                findings,
-            );
-        }
+    if let Some(repo) = entry.get("repo").and_then(Node::as_str)
+        && !repo.contains("charts.longhorn.io")
+    {
+        warn(
+            &at(file, text, node, &format!("{pointer}/repo")),
+            format!("the chart repository `{}`", super::short(repo)),
+            "lhc inflates the Longhorn chart from https://charts.longhorn.io",
+            "mirror it by other means (a kustomize patch of gitops/kustomization.yaml)",
+            findings,
+        );
     }
     const LHC: &[&str] = &[
         "name",

@@ -402,20 +402,20 @@ fn target(
     };
     if options.chart_version.is_none() {
         for (v, at, _) in pins.iter().skip(1) {
-            if *v != version {
-                if let Some(at) = at {
-                    let mut d = Diagnostic::error(
-                        Message::Duplicate { what: "the chart version".into(), name: v.clone() },
-                        at.span.clone(),
-                    )
-                    .with_help(format!("the inputs pin different releases; import used {version}"));
-                    if let Some(first) =
-                        pins.first().and_then(|p| p.1.clone()).filter(|f| f.file == at.file)
-                    {
-                        d = d.with_label(first.span, "first pinned here");
-                    }
-                    findings.push(Finding { file: Some(at.file), diagnostic: d, removed: None });
+            if *v != version
+                && let Some(at) = at
+            {
+                let mut d = Diagnostic::error(
+                    Message::Duplicate { what: "the chart version".into(), name: v.clone() },
+                    at.span.clone(),
+                )
+                .with_help(format!("the inputs pin different releases; import used {version}"));
+                if let Some(first) =
+                    pins.first().and_then(|p| p.1.clone()).filter(|f| f.file == at.file)
+                {
+                    d = d.with_label(first.span, "first pinned here");
                 }
+                findings.push(Finding { file: Some(at.file), diagnostic: d, removed: None });
             }
         }
     }
@@ -534,10 +534,9 @@ fn translate(
     // The namespace.
     if let Some((ns, at)) = c.namespace.clone().or_else(|| {
         c.jobs.iter().find_map(|j| j.namespace.clone().map(|n| (n, Some(j.at.clone()))))
-    }) {
-        if ns != crate::model::defaults::NAMESPACE {
-            longhorn.push(Line::new("namespace", Toml::str(ns), at));
-        }
+    }) && ns != crate::model::defaults::NAMESPACE
+    {
+        longhorn.push(Line::new("namespace", Toml::str(ns), at));
     }
     // Class defaults from the settings.
     let setting = |key: &str| -> Option<String> {
@@ -836,7 +835,7 @@ fn converge(
     let mut clean = false;
     let mapped_owner = |demoted: &BTreeSet<Group>| values::map(&c.values, cx, demoted);
     let place_of = |at: &At| place(sources, at);
-    let origin = crate::plan::Origin::plain(&options.output);
+    let origin = crate::lower::Origin::plain(&options.output);
     for _ in 0..MAX_ROUNDS {
         let mapped = mapped_owner(&demoted);
         let owner = mapped.owner.clone();

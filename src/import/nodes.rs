@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::draft::{Line, Table, Toml};
 use super::{At, Finding};
 use crate::diagnostic::{Diagnostic, Message};
-use crate::plan::DiskConfig;
+use crate::lower::DiskConfig;
 use crate::yaml::Node;
 
 /// One pool: its table and its disks' tables.
@@ -154,11 +154,11 @@ pub(crate) fn from_nodes(
         let annotations = map_of(node.pointer("/metadata/annotations"));
         let mut disks = vec![];
         let mut longhorn_info = all_labels.contains_key("node.longhorn.io/create-default-disk");
-        if let Some(config) = annotations.get("node.longhorn.io/default-disks-config") {
-            if let Ok(list) = serde_json::from_str::<Vec<DiskConfig>>(config) {
-                disks = list.into_iter().map(disk_of_config).collect();
-                longhorn_info = true;
-            }
+        if let Some(config) = annotations.get("node.longhorn.io/default-disks-config")
+            && let Ok(list) = serde_json::from_str::<Vec<DiskConfig>>(config)
+        {
+            disks = list.into_iter().map(disk_of_config).collect();
+            longhorn_info = true;
         }
         let tags: Vec<String> = annotations
             .get("node.longhorn.io/default-node-tags")
@@ -419,9 +419,9 @@ fn disk_table(
 fn quantity(bytes: u64) -> String {
     const GI: u64 = 1 << 30;
     const MI: u64 = 1 << 20;
-    if bytes != 0 && bytes % GI == 0 {
+    if bytes != 0 && bytes.is_multiple_of(GI) {
         format!("{}Gi", bytes / GI)
-    } else if bytes != 0 && bytes % MI == 0 {
+    } else if bytes != 0 && bytes.is_multiple_of(MI) {
         format!("{}Mi", bytes / MI)
     } else {
         bytes.to_string()
@@ -441,12 +441,12 @@ fn dns_label(s: &str) -> String {
 fn pool_name(members: &[NodeInfo], i: usize) -> String {
     for key in POOL_LABELS {
         let values: Vec<Option<&String>> = members.iter().map(|m| m.all_labels.get(*key)).collect();
-        if let Some(Some(first)) = values.first() {
-            if values.iter().all(|v| *v == Some(*first)) {
-                let name = dns_label(first);
-                if !name.is_empty() {
-                    return name;
-                }
+        if let Some(Some(first)) = values.first()
+            && values.iter().all(|v| *v == Some(*first))
+        {
+            let name = dns_label(first);
+            if !name.is_empty() {
+                return name;
             }
         }
     }
@@ -494,7 +494,7 @@ pub(crate) fn from_facts(
     file: usize,
     text: &str,
     manifest: &Node,
-    facts: &crate::plan::Facts,
+    facts: &crate::lower::Facts,
     data_path: &str,
 ) -> Vec<PoolIn> {
     let mut out = vec![];

@@ -423,24 +423,22 @@ pub(crate) fn job(
         line.from.push((scope.clone(), path.iter().map(|s| s.to_string()).collect()));
         line
     };
-    if let Some(spec_name) = spec.and_then(|s| s.get("name")).and_then(Node::as_str) {
-        if spec_name != name {
-            let at = here("/spec/name");
-            let d = Diagnostic::warning(
-                Message::NotImported {
-                    what: format!("`spec.name` of {scope}"),
-                    why: format!(
-                        "lhc names the job `{name}` in both `metadata.name` and `spec.name`"
-                    ),
-                },
-                at.span.clone(),
-            );
-            findings.push(Finding {
-                file: Some(file),
-                diagnostic: d,
-                removed: Some((scope.clone(), vec!["spec".into(), "name".into()])),
-            });
-        }
+    if let Some(spec_name) = spec.and_then(|s| s.get("name")).and_then(Node::as_str)
+        && spec_name != name
+    {
+        let at = here("/spec/name");
+        let d = Diagnostic::warning(
+            Message::NotImported {
+                what: format!("`spec.name` of {scope}"),
+                why: format!("lhc names the job `{name}` in both `metadata.name` and `spec.name`"),
+            },
+            at.span.clone(),
+        );
+        findings.push(Finding {
+            file: Some(file),
+            diagnostic: d,
+            removed: Some((scope.clone(), vec!["spec".into(), "name".into()])),
+        });
     }
     for (field, key, required) in [("task", "task", true), ("cron", "cron", true)] {
         if let Some(v) = spec.and_then(|s| s.get(field)) {
@@ -469,15 +467,14 @@ pub(crate) fn job(
             lines.push(line);
         }
     }
-    if let Some(groups) = spec.and_then(|s| s.get("groups")) {
-        if let Some(value) = Toml::from_json(&groups.to_json())
+    if let Some(groups) = spec.and_then(|s| s.get("groups"))
+        && let Some(value) = Toml::from_json(&groups.to_json())
             .filter(|v| !matches!(v, Toml::Array(a) if a.is_empty()))
-        {
-            lines.push(from(
-                Line::new("groups", value, Some(here("/spec/groups"))),
-                &["spec", "groups"],
-            ));
-        }
+    {
+        lines.push(from(
+            Line::new("groups", value, Some(here("/spec/groups"))),
+            &["spec", "groups"],
+        ));
     }
     for field in ["labels", "parameters"] {
         let pointer = format!("/spec/{field}");

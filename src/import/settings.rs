@@ -83,22 +83,22 @@ pub(crate) fn typed(release: &Release, key: &str, text: &str, original: &Json) -
             _ => SettingValue::String(text.to_string()),
         };
     };
-    if setting.engines.is_some() {
-        if let Ok(Json::Object(map)) = serde_json::from_str::<Json>(text) {
-            let engines: Option<std::collections::BTreeMap<String, SettingScalar>> = map
-                .iter()
-                .map(|(k, v)| {
-                    let t = match v {
-                        Json::String(s) => s.clone(),
-                        Json::Bool(_) | Json::Number(_) => v.to_string(),
-                        _ => return None,
-                    };
-                    Some((k.clone(), scalar(setting.kind, &t)))
-                })
-                .collect();
-            if let Some(engines) = engines {
-                return SettingValue::PerEngine(engines);
-            }
+    if setting.engines.is_some()
+        && let Ok(Json::Object(map)) = serde_json::from_str::<Json>(text)
+    {
+        let engines: Option<std::collections::BTreeMap<String, SettingScalar>> = map
+            .iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    Json::String(s) => s.clone(),
+                    Json::Bool(_) | Json::Number(_) => v.to_string(),
+                    _ => return None,
+                };
+                Some((k.clone(), scalar(setting.kind, &t)))
+            })
+            .collect();
+        if let Some(engines) = engines {
+            return SettingValue::PerEngine(engines);
         }
     }
     match scalar(setting.kind, text) {

@@ -207,10 +207,11 @@ pub(crate) fn map(v: &Leaves, cx: &Cx<'_>, demoted: &BTreeSet<Group>) -> Mapped 
 /// The comment on a line whose value was moved from where the input wrote it.
 fn moved_note(line: &mut Line, cx: &Cx<'_>) {
     for (_, path) in &line.from {
-        if let Some((at, note, _)) = cx.moved.get(path) {
-            if line.origin.as_ref() == Some(at) && !line.notes.contains(note) {
-                line.notes.push(note.clone());
-            }
+        if let Some((at, note, _)) = cx.moved.get(path)
+            && line.origin.as_ref() == Some(at)
+            && !line.notes.contains(note)
+        {
+            line.notes.push(note.clone());
         }
     }
 }
@@ -224,17 +225,17 @@ fn raw(
     settings: &BTreeMap<String, (String, Leaf)>,
 ) -> (&'static str, Line) {
     let from = vec![(Scope::Values, path.to_vec())];
-    if let [first, key] = path {
-        if first == "defaultSettings" {
-            let key = documented_key(cx, key);
-            let value = match settings.get(path[1].as_str()) {
-                Some((text, _)) => typed(cx.release, &key, text, &leaf.value),
-                None => crate::model::SettingValue::String(String::new()),
-            };
-            let mut line = Line::new(&key, setting_toml(&value), Some(leaf.at.clone()));
-            line.from = from;
-            return ("longhorn.settings", line);
-        }
+    if let [first, key] = path
+        && first == "defaultSettings"
+    {
+        let key = documented_key(cx, key);
+        let value = match settings.get(path[1].as_str()) {
+            Some((text, _)) => typed(cx.release, &key, text, &leaf.value),
+            None => crate::model::SettingValue::String(String::new()),
+        };
+        let mut line = Line::new(&key, setting_toml(&value), Some(leaf.at.clone()));
+        line.from = from;
+        return ("longhorn.settings", line);
     }
     let value = Toml::from_json(&leaf.value).unwrap_or(Toml::Str(String::new()));
     let mut line = Line::dotted(path.to_vec(), value, Some(leaf.at.clone()));
@@ -633,7 +634,7 @@ fn placement<'a>(
             for (k, v) in map {
                 pairs.insert(k.clone(), v.as_str()?.to_string());
             }
-            if pairs.is_empty() || crate::plan::values::selector_setting(&pairs) != *text {
+            if pairs.is_empty() || crate::lower::values::selector_setting(&pairs) != *text {
                 return None;
             }
             Toml::Inline(pairs.into_iter().map(|(k, v)| (k, Toml::Str(v))).collect())
@@ -645,7 +646,7 @@ fn placement<'a>(
             for item in list {
                 let (toleration, tol) = toleration(item)?;
                 // lhc writes each toleration in one form: the input must be in it.
-                if crate::plan::values::toleration_out(&tol).to_json() != *item {
+                if crate::lower::values::toleration_out(&tol).to_json() != *item {
                     return None;
                 }
                 short.push(toleration);

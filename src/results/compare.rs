@@ -212,10 +212,10 @@ pub fn build(runs: &[Run], baseline: Option<&str>) -> Report {
         sections.push(Section { tool, columns, rows, baseline: chosen });
     }
     let mut diagnostics = vec![];
-    if let Some(b) = baseline {
-        if sections.iter().all(|s| s.baseline.is_none()) {
-            diagnostics.push(unknown_baseline(b, &sections));
-        }
+    if let Some(b) = baseline
+        && sections.iter().all(|s| s.baseline.is_none())
+    {
+        diagnostics.push(unknown_baseline(b, &sections));
     }
     Report { sections, verdicts, diagnostics, baseline: baseline.map(str::to_string) }
 }

@@ -6,9 +6,9 @@
 //! [`Diagnostic`]s; `compare` names the rows, derives changes against a baseline and the sanity
 //! verdicts; `table` and `chart` render the comparison.
 
-pub mod chart;
 pub mod compare;
 pub mod parse;
+pub mod svg;
 pub mod table;
 
 use std::collections::BTreeMap;

@@ -832,20 +832,20 @@ impl Loader<'_> {
     fn tab_after_dash(&mut self, start: usize) {
         let before = &self.text[..start.min(self.text.len())];
         let indicator = before.trim_end_matches([' ', '\t']);
-        if indicator.ends_with('-') {
-            if let Some(tab) = before[indicator.len()..].find('\t') {
-                let at = indicator.len() + tab;
-                let message = format!(
-                    "{} refuses this file: go-yaml takes no tab after a list's `-`",
-                    self.reader.name()
-                );
-                self.reading(
-                    ErrorKind::Refused,
-                    at..at + 1,
-                    message,
-                    "write a space instead of the tab".into(),
-                );
-            }
+        if indicator.ends_with('-')
+            && let Some(tab) = before[indicator.len()..].find('\t')
+        {
+            let at = indicator.len() + tab;
+            let message = format!(
+                "{} refuses this file: go-yaml takes no tab after a list's `-`",
+                self.reader.name()
+            );
+            self.reading(
+                ErrorKind::Refused,
+                at..at + 1,
+                message,
+                "write a space instead of the tab".into(),
+            );
         }
     }
 

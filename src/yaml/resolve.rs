@@ -199,10 +199,8 @@ pub(super) fn go_plain(v2: bool, s: &str) -> Go {
             finite(&plain).map_or(Go::Str, Go::Float)
         }
         b'D' | b'S' => {
-            if !v2 {
-                if let Some(t) = timestamp(s) {
-                    return Go::Timestamp(t);
-                }
+            if !v2 && let Some(t) = timestamp(s) {
+                return Go::Timestamp(t);
             }
             let plain = if s.contains('_') { s.replace('_', "") } else { s.to_string() };
             if let Ok(i) = go_parse_int(&plain) {
@@ -339,7 +337,7 @@ pub(super) fn binary(s: &str) -> Option<String> {
         }))
     };
     let chars: Vec<u8> = s.bytes().filter(|c| !matches!(c, b'\r' | b'\n')).collect();
-    if chars.len() % 4 != 0 {
+    if !chars.len().is_multiple_of(4) {
         return None;
     }
     let groups = chars.len() / 4;
@@ -383,7 +381,7 @@ pub(super) fn timestamp(s: &str) -> Option<String> {
     }
     at += 1;
     let day = number(&mut at)?;
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     if !(1..=12).contains(&month) || day < 1 || day > days[month as usize - 1] {
         return None;

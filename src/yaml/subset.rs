@@ -93,10 +93,10 @@ impl<'t> Reader<'t> {
         for line in lines(text) {
             let indent = line.bytes().take_while(|&b| b == b' ').count();
             let rest = &line[indent..];
-            if let Some(block) = self.block {
-                if self.in_block(block, indent, rest)? {
-                    continue;
-                }
+            if let Some(block) = self.block
+                && self.in_block(block, indent, rest)?
+            {
+                continue;
             }
             if rest.is_empty() || rest.starts_with('#') {
                 continue;

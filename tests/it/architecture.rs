@@ -24,7 +24,7 @@ const ORDER: &[&str] = &[
     "substitute",
     "schema",
     "check",
-    "plan",
+    "lower",
     "render",
     "emit",
     "diff",

@@ -57,13 +57,13 @@ fn golden_cases() {
                 continue;
             }
             for doc in yaml_docs(text) {
-                if doc.get("apiVersion").is_some() {
-                    if let Err(e) = validate_for(&doc, &kubernetes, Some(&longhorn)) {
-                        panic!(
-                            "{}: {path} is not valid for Kubernetes {kubernetes}: {e:?}",
-                            dir.display()
-                        );
-                    }
+                if doc.get("apiVersion").is_some()
+                    && let Err(e) = validate_for(&doc, &kubernetes, Some(&longhorn))
+                {
+                    panic!(
+                        "{}: {path} is not valid for Kubernetes {kubernetes}: {e:?}",
+                        dir.display()
+                    );
                 }
             }
         }

@@ -3,7 +3,7 @@
 //! process, for speed), and a sample through the real binary, which must answer 0 or 1.
 
 use crate::common::{Rng, Test, campaign, read, repo};
-use lhc::plan::Origin;
+use lhc::lower::Origin;
 use lhc::source::Source;
 
 fn seeds() -> Vec<(String, String)> {
@@ -113,14 +113,13 @@ fn compile(text: &str) {
     let _ = lhc::diagnostic::render::human(&compiled.diagnostics, Some(&source), false);
     let _ = lhc::diagnostic::render::json(&compiled.diagnostics, Some(&source));
     // And `lhc plan`'s analysis of whatever checks.
-    if let (Some((file, resolved)), _) = lhc::check(&source) {
-        if let Some(capacity) = lhc::check::capacity::of(&file, &resolved) {
-            let plan =
-                lhc::commands::plan::CapacityPlan::new("fuzz.toml", &file, "1.12.1", capacity);
-            use lhc::capacity::Sizes;
-            let _ = (plan.table(Sizes::Rounded), plan.markdown(Sizes::Exact), plan.json());
-            let _ = (plan.table(Sizes::Exact), plan.svg());
-        }
+    if let (Some((file, resolved)), _) = lhc::check(&source)
+        && let Some(capacity) = lhc::check::capacity::of(&file, &resolved)
+    {
+        let plan = lhc::commands::plan::CapacityPlan::new("fuzz.toml", &file, "1.12.1", capacity);
+        use lhc::capacity::Sizes;
+        let _ = (plan.table(Sizes::Rounded), plan.markdown(Sizes::Exact), plan.json());
+        let _ = (plan.table(Sizes::Exact), plan.svg());
     }
 }
 
@@ -196,7 +195,7 @@ fn no_mutated_benchmark_log_panics_the_report() {
                 let _ = lhc::results::table::text(&report);
                 let _ = lhc::results::table::csv(&report);
                 let _ = lhc::results::table::json(&report);
-                let _ = lhc::results::chart::svg(&report);
+                let _ = lhc::results::svg::draw(&report);
             });
             assert!(result.is_ok(), "{name} mutation {round} panics the report:\n{text}");
         }

@@ -872,7 +872,7 @@ fn generate(rng: &mut Rng, i: usize) -> String {
 
 /// Builds a cluster file in process: its output tree (the manifest included) by path.
 fn build(name: &str, text: &str) -> Option<(String, BTreeMap<String, String>)> {
-    let origin = lhc::plan::Origin::plain(name);
+    let origin = lhc::lower::Origin::plain(name);
     let compiled = lhc::compile(&lhc::source::Source::new(name, text), origin);
     let output = compiled.output?;
     let cluster = output.plan.cluster.clone();

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lhc::diagnostic::Diagnostic;
 use lhc::diff::{Options, compare};
-use lhc::plan::Facts;
+use lhc::lower::Facts;
 use serde_json::Value;
 
 use crate::common::{read, repo};

@@ -87,10 +87,10 @@ pub fn setting_verdicts(release: &str, manager_name: &str, value: &str) -> Vec<V
         return vec![bad_release(release)];
     };
     let mut out = vec![];
-    if let Some((name, entry)) = setting_entry(manager_name) {
-        if let Some(span) = entry.span(r) {
-            check_setting_value(r, name, entry, span, value, &mut out);
-        }
+    if let Some((name, entry)) = setting_entry(manager_name)
+        && let Some(span) = entry.span(r)
+    {
+        check_setting_value(r, name, entry, span, value, &mut out);
     }
     sort(&mut out);
     out

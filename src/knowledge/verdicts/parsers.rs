@@ -484,12 +484,12 @@ pub(super) fn json_object_of_resources(s: &str, components: &[String]) -> Result
             if *part != "requests" {
                 continue;
             }
-            if let Some(limit) = amounts.get(&("limits", resource.clone())) {
-                if request > limit {
-                    return Err(strict(format!(
-                        "{component}: the {resource} request is above its limit, which Kubernetes refuses"
-                    )));
-                }
+            if let Some(limit) = amounts.get(&("limits", resource.clone()))
+                && request > limit
+            {
+                return Err(strict(format!(
+                    "{component}: the {resource} request is above its limit, which Kubernetes refuses"
+                )));
             }
         }
     }

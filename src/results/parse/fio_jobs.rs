@@ -168,10 +168,10 @@ pub(super) fn resolve(jobs: Vec<Job>) -> Measured {
     }
     m.latency_missing = unmeasured.iter().any(|k| !picks.contains_key(k));
     m.values = picks.into_iter().map(|(k, p)| (k, p.value)).collect();
-    if let [one] = all_purposes.into_iter().collect::<Vec<_>>().as_slice() {
-        if let [metric] = one.iter().copied().collect::<Vec<_>>().as_slice() {
-            m.purpose = Some(*metric);
-        }
+    if let [one] = all_purposes.into_iter().collect::<Vec<_>>().as_slice()
+        && let [metric] = one.iter().copied().collect::<Vec<_>>().as_slice()
+    {
+        m.purpose = Some(*metric);
     }
     m
 }

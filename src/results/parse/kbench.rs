@@ -66,22 +66,22 @@ pub(super) fn parse(cx: Ctx, lines: &[Line], at: usize, preamble: Option<usize>)
         run.class = header.class.filter(|c| c != "test_device");
         run.values = first.values;
         run.cpu_idle = first.cpu_idle;
-        if let Some((mode, line)) = &header.mode {
-            if let Some(key) = single_test(mode) {
-                let Some(&value) = run.values.get(&key) else {
-                    let e = cx.unreadable(
-                        cx.at(lines, *line),
-                        format!(
-                            "kbench's single-test mode `{mode}` prints its result in another \
+        if let Some((mode, line)) = &header.mode
+            && let Some(key) = single_test(mode)
+        {
+            let Some(&value) = run.values.get(&key) else {
+                let e = cx.unreadable(
+                    cx.at(lines, *line),
+                    format!(
+                        "kbench's single-test mode `{mode}` prints its result in another \
                              row (a kbench bug), so this summary has no {key}; read the fio \
                              JSON kbench wrote instead"
-                        ),
-                    );
-                    return Block::error(e, next);
-                };
-                run.values = Values::from([(key, value)]);
-                run.notes.push(format!("kbench ran only its {key} test (MODE={mode})"));
-            }
+                    ),
+                );
+                return Block::error(e, next);
+            };
+            run.values = Values::from([(key, value)]);
+            run.notes.push(format!("kbench ran only its {key} test (MODE={mode})"));
         }
     }
     if run.values.is_empty() {

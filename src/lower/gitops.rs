@@ -205,7 +205,7 @@ pub struct GitopsFile {
 
 /// A `[gitops] path` that is not where the build goes, in a repository whose root lhc knows:
 /// Flux or Argo CD would look for the manifests where there are none.
-pub fn path_check(file: &ClusterFile, origin: &crate::plan::Origin) -> Option<Diagnostic> {
+pub fn path_check(file: &ClusterFile, origin: &crate::lower::Origin) -> Option<Diagnostic> {
     let given = file.gitops.as_ref()?.path.as_ref()?;
     if !origin.in_repository {
         return None;

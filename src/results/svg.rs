@@ -209,7 +209,7 @@ fn legend(body: &mut String, section: &Section, colour: &BTreeMap<&str, usize>, 
 }
 
 /// Renders the chart; every value of every row is one `<rect class="bar">`.
-pub fn svg(report: &Report) -> String {
+pub fn draw(report: &Report) -> String {
     let mut body = String::new();
     let mut y = 20.0;
     let colour = fills(report);

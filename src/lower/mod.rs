@@ -1,5 +1,6 @@
-//! Planning: a checked cluster file in; a [`Plan`] out, the single description of what lhc
-//! writes. Every decision is made here: which files exist and what each holds (a typed entry per
+//! Lowering: a checked cluster file in; a [`Plan`] out (the build plan), the single description
+//! of what lhc writes. (Named `lower`, not `plan`, so that "plan" means one thing: the capacity
+//! plan of `lhc plan`, in `capacity/`.) Every decision is made here: which files exist and what each holds (a typed entry per
 //! path), names, defaults, byte counts, how each Helm value must be quoted for its chart, the
 //! order of everything, and the semantic [`Facts`] that `lhc diff` compares between builds.
 //! The templates only format a plan.

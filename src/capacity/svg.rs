@@ -86,7 +86,7 @@ fn segment(body: &mut String, kind: &str, fill: &str, x: f64, w: f64, y: f64, by
 }
 
 /// Renders the chart.
-pub fn svg(report: &Report) -> String {
+pub fn draw(report: &Report) -> String {
     let mut body = String::new();
     let mut y = 30.0;
     let _ = writeln!(body, r#"<text class="title" x="20" y="{y}">Longhorn capacity</text>"#);

@@ -409,29 +409,23 @@ pub fn tree(
 
     // The cluster's distribution.
     let distribution = file.cluster.distribution();
-    if let Ok(all) = knowledge.distributions() {
-        if let Some(d) = all.distributions.get(distribution.as_str()) {
-            if d.set_explicitly && has("csi.kubeletRootDir") {
+    if let Ok(all) = knowledge.distributions()
+        && let Some(d) = all.distributions.get(distribution.as_str())
+    {
+        if d.set_explicitly && has("csi.kubeletRootDir") {
+            t.put(
+                "csi.kubeletRootDir",
+                Out::Str(d.kubelet_root_dir.clone()),
+                Some(&format!("lhc: the kubelet's root directory on {}", distribution.as_str())),
+            );
+        }
+        for (path, value) in &d.values {
+            if has(path) {
                 t.put(
-                    "csi.kubeletRootDir",
-                    Out::Str(d.kubelet_root_dir.clone()),
-                    Some(&format!(
-                        "lhc: the kubelet's root directory on {}",
-                        distribution.as_str()
-                    )),
+                    path,
+                    Out::from_json(value),
+                    Some(&format!("lhc: [cluster] distribution = \"{}\"", distribution.as_str())),
                 );
-            }
-            for (path, value) in &d.values {
-                if has(path) {
-                    t.put(
-                        path,
-                        Out::from_json(value),
-                        Some(&format!(
-                            "lhc: [cluster] distribution = \"{}\"",
-                            distribution.as_str()
-                        )),
-                    );
-                }
             }
         }
     }
