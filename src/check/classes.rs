@@ -8,7 +8,7 @@ use crate::diagnostic::{Diagnostic, Message, did_you_mean};
 use crate::knowledge::Minor;
 use crate::knowledge::longhorn::{Longhorn, ParameterKind, Release};
 use crate::knowledge::verdicts::{self, Effect, Report, Verdict};
-use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag};
+use crate::model::{ClusterFile, DataLocality, Spanned, StorageClass, Tag, lowering};
 use crate::source::Span;
 
 pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnostic>) {
@@ -97,6 +97,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
             }
         }
         check_parameters(file, &target.k.longhorn, class, release, out);
+        check_lowered(file, &target.k.longhorn, class, release, out);
     }
 }
 
@@ -484,51 +485,102 @@ fn check_parameters(
             out.push(d);
             continue;
         };
-        let since = Minor::parse(&param.since).unwrap_or(Minor(1, 6));
-        if chart.minor < since {
-            out.push(
-                Diagnostic::error(
-                    Message::ParameterNotInVersion {
-                        key: key.value.clone(),
-                        since: since.to_string(),
-                        version: chart.version.clone(),
-                    },
-                    key.span.clone(),
-                )
-                .with_help(
-                    "older drivers silently ignore it; raise `[longhorn] version` or remove it",
-                ),
-            );
-            continue;
-        }
-        if let Some(expected) = parameter_problem(param.kind, &param.values, value) {
-            out.push(Diagnostic::error(
-                Message::ParameterValue { key: key.value.clone(), value: quoted(value), expected },
+        longhorn_rules(file, class, chart, key, value, param, out);
+    }
+}
+
+/// Longhorn's rules for one parameter the driver reads (`[param]` of the release data): the
+/// release it came in, its kind, what it needs, and the driver's and webhooks' own checks.
+fn longhorn_rules(
+    file: &ClusterFile,
+    class: &StorageClass,
+    chart: &Release,
+    key: &Spanned<String>,
+    value: &Spanned<String>,
+    param: &crate::knowledge::longhorn::Parameter,
+    out: &mut Vec<Diagnostic>,
+) {
+    let since = Minor::parse(&param.since).unwrap_or(Minor(1, 6));
+    if chart.minor < since {
+        out.push(
+            Diagnostic::error(
+                Message::ParameterNotInVersion {
+                    key: key.value.clone(),
+                    since: since.to_string(),
+                    version: chart.version.clone(),
+                },
+                key.span.clone(),
+            )
+            .with_help("older drivers silently ignore it; raise `[longhorn] version` or remove it"),
+        );
+        return;
+    }
+    if let Some(expected) = parameter_problem(param.kind, &param.values, value) {
+        out.push(Diagnostic::error(
+            Message::ParameterValue { key: key.value.clone(), value: quoted(value), expected },
+            value.span.clone(),
+        ));
+        return;
+    }
+    if key.as_str() == "dataEngine"
+        && value.as_str() == "v2"
+        && bool_setting(file, chart, "v2DataEngine") != Some(true)
+    {
+        out.push(
+            Diagnostic::error(
+                Message::ParameterNeedsSetting {
+                    key: key.value.clone(),
+                    value: quoted(value),
+                    setting: "v2DataEngine = true".into(),
+                },
                 value.span.clone(),
-            ));
-            continue;
-        }
-        if k == "dataEngine"
-            && value.as_str() == "v2"
-            && bool_setting(file, chart, "v2DataEngine") != Some(true)
-        {
-            out.push(
-                Diagnostic::error(
-                    Message::ParameterNeedsSetting {
-                        key: key.value.clone(),
-                        value: quoted(value),
-                        setting: "v2DataEngine = true".into(),
-                    },
-                    value.span.clone(),
+            )
+            .with_help("set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs block-type disks and hugepages"),
+        );
+        return;
+    }
+    let others = class_parameters(class);
+    let others: Vec<(&str, &str)> = others.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    parameter_verdicts(chart, key.as_str(), value, &others, out);
+}
+
+/// The parameters lhc writes from a class's own keys that are Longhorn's plain parameters
+/// (`[param]` of the release data, such as `backupTargetName`) meet the same rules as when
+/// written in `parameters`, at the key that wrote them; the typed ones are held to their rules
+/// by their types.
+fn check_lowered(
+    file: &ClusterFile,
+    lh: &Longhorn,
+    class: &StorageClass,
+    chart: &Release,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Ok(known) = lh.parameters() else { return };
+    for row in lowering::CLASS_PARAMETERS {
+        let Some(param) = known.param.get(row.key) else { continue };
+        let field = row.fields.first().copied().unwrap_or(row.key);
+        // A parameter lhc took over, still written in `parameters`: the old form.
+        if let Some((given, _)) = class.parameters.iter().find(|(k, _)| row.is(k.as_str())) {
+            let d = match (row.at)(class) {
+                Some(_) => Diagnostic::error(
+                    Message::TypedParameter { key: given.value.clone(), typed: field.into() },
+                    given.span.clone(),
                 )
-                .with_help("set `v2DataEngine = true` in `[longhorn.settings]`; the v2 engine also needs block-type disks and hugepages"),
-            );
-            continue;
+                .with_help(format!("the class sets `{field}` too; remove `parameters.{given}`")),
+                None => Diagnostic::warning(
+                    Message::OldForm { old: format!("parameters.{given}"), new: field.into() },
+                    given.span.clone(),
+                )
+                .with_help(format!(
+                    "lhc writes `{}` from `{field}` on the class; write `{field} = …` instead",
+                    row.key
+                )),
+            };
+            out.push(d);
         }
-        let others = class_parameters(class);
-        let others: Vec<(&str, &str)> =
-            others.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        parameter_verdicts(chart, key.as_str(), value, &others, out);
+        let (Some(text), Some(span)) = ((row.write)(class), (row.at)(class)) else { continue };
+        let key = Spanned::new(row.key.to_string(), span.clone());
+        longhorn_rules(file, class, chart, &key, &Spanned::new(text, span), param, out);
     }
 }
 

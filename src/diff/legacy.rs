@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::emit::Changes;
 use crate::lower::facts::{ClassFacts, PoolFacts};
 use crate::lower::{DiskConfig, Facts};
+use crate::model::lowering;
 use crate::render::Tree;
 
 /// The facts of the build on disk: each file as it is there (the new text where the file does
@@ -93,22 +94,13 @@ fn classes_of(text: &str) -> BTreeMap<String, ClassFacts> {
                 .as_object()
                 .map(|p| p.iter().map(|(k, v)| (k.clone(), text_of(v))).collect())
                 .unwrap_or_default();
-            let split = |k: &str| -> Vec<String> {
-                parameters
-                    .get(k)
-                    .map(|v| v.split(',').map(str::to_string).collect())
-                    .unwrap_or_default()
-            };
             let facts = ClassFacts {
                 provisioner: text_of(&d["provisioner"]),
                 reclaim_policy: text_of(&d["reclaimPolicy"]),
                 binding: text_of(&d["volumeBindingMode"]),
-                replicas: parameters
-                    .get("numberOfReplicas")
-                    .and_then(|r| r.parse().ok())
-                    .unwrap_or_default(),
-                disk_tags: split("diskSelector"),
-                node_tags: split("nodeSelector"),
+                replicas: lowering::REPLICAS.count(&parameters),
+                disk_tags: lowering::DISK_TAGS.list(&parameters),
+                node_tags: lowering::NODE_TAGS.list(&parameters),
                 // Only the new build's counts are ever used.
                 eligible_nodes: 0,
                 parameters,

@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use super::draft::{Line, Toml};
 use super::{At, Finding, Scope};
 use crate::diagnostic::{Diagnostic, Message};
+use crate::model::lowering::{self, Shape};
 use crate::yaml::Node;
 
 /// Metadata that the API server, kubectl, Argo CD and Flux add: not the user's.
@@ -134,123 +135,75 @@ pub(crate) fn class(
         lines.push(Line::new(key, value, None).remark(format!("not in the input: {why}")));
     };
 
-    match param("numberOfReplicas").map(|(_, v)| text_of(v)) {
-        Some(n) if n.parse::<u32>().is_ok_and(|n| n > 0) => {
-            used.push("numberOfReplicas");
-            let n: u32 = n.parse().unwrap_or(3);
-            lines.push(from(
-                Line::new(
-                    "replicas",
-                    Toml::Int(i64::from(n)),
-                    Some(here("/parameters/numberOfReplicas")),
-                ),
-                &["parameters", "numberOfReplicas"],
-            ));
-        }
-        Some(_) => {}
-        None => {
-            if let Ok(n) = defaults.replicas.parse::<i64>() {
-                absent("replicas", Toml::Int(n), "Longhorn's `defaultReplicaCount`", &mut lines);
+    // Each parameter lhc writes from a class's keys, read back into its keys by its row.
+    for row in lowering::CLASS_PARAMETERS {
+        let Some((key, v)) = std::iter::once(row.key)
+            .chain(row.aliases.iter().copied())
+            .find_map(|k| param(k).map(|(_, v)| (k, v)))
+        else {
+            // What the driver uses without it (`data/longhorn/storageclass-parameters.toml`).
+            let absent = match row.key {
+                k if k == lowering::REPLICAS.key => defaults
+                    .replicas
+                    .parse::<i64>()
+                    .ok()
+                    .map(|n| (Toml::Int(n), "Longhorn's `defaultReplicaCount`")),
+                k if k == lowering::STALE_REPLICA_TIMEOUT.key => STALE_REPLICA_TIMEOUT
+                    .parse::<i64>()
+                    .ok()
+                    .map(|n| (Toml::Int(n), "Longhorn's default")),
+                k if k == lowering::DATA_LOCALITY.key => {
+                    Some((Toml::str(&defaults.data_locality), "Longhorn's `defaultDataLocality`"))
+                }
+                _ => None,
+            };
+            if let Some((value, why)) = absent {
+                let field = row.fields.first().copied().unwrap_or(row.key);
+                lines
+                    .push(Line::new(field, value, None).remark(format!("not in the input: {why}")));
             }
-        }
-    }
-    match param("staleReplicaTimeout").map(|(_, v)| text_of(v)) {
-        Some(n) if n.parse::<u32>().is_ok_and(|n| n > 0) => {
-            used.push("staleReplicaTimeout");
-            let n: u32 = n.parse().unwrap_or(2880);
-            let line = Line::new(
-                "stale_replica_timeout",
-                Toml::Int(i64::from(n)),
-                Some(here("/parameters/staleReplicaTimeout")),
-            );
-            lines.push(from(line, &["parameters", "staleReplicaTimeout"]));
-        }
-        Some(_) => {}
-        None => {
-            let n: i64 = STALE_REPLICA_TIMEOUT.parse().unwrap_or(2880);
-            absent("stale_replica_timeout", Toml::Int(n), "Longhorn's default", &mut lines);
-        }
-    }
-    for fs_key in ["fsType", "csi.storage.k8s.io/fstype"] {
-        if let Some((_, v)) = param(fs_key) {
-            if used
-                .iter()
-                .any(|u| u.eq_ignore_ascii_case("fsType") || *u == "csi.storage.k8s.io/fstype")
-            {
-                continue;
+            continue;
+        };
+        let text = text_of(v);
+        let pointer = format!("/parameters/{}", crate::parse::escape_segment(key));
+        let at = here(&pointer);
+        let values: Vec<(&str, Toml)> = match (row.shape, row.fields) {
+            (Shape::Count, [field]) => match text.parse::<u32>() {
+                Ok(n) if n > 0 => vec![(field, Toml::Int(i64::from(n)))],
+                _ => continue,
+            },
+            (Shape::Text, [field]) => vec![(field, Toml::str(&text))],
+            (Shape::List, [field]) => {
+                let tags: Vec<&str> =
+                    if text.is_empty() { vec![] } else { text.split(',').collect() };
+                vec![(field, Toml::strings(&tags))]
             }
-            used.push(fs_key);
-            let pointer = format!("/parameters/{}", crate::parse::escape_segment(fs_key));
-            lines.push(from(
-                Line::new("fs", Toml::str(text_of(v)), Some(here(&pointer))),
-                &["parameters", fs_key],
-            ));
-        }
-    }
-    if let Some((_, v)) = param("mkfsParams") {
-        used.push("mkfsParams");
-        lines.push(from(
-            Line::new("mkfs_params", Toml::str(text_of(v)), Some(here("/parameters/mkfsParams"))),
-            &["parameters", "mkfsParams"],
-        ));
-    }
-    match param("dataLocality") {
-        Some((_, v)) => {
-            used.push("dataLocality");
-            lines.push(from(
-                Line::new(
-                    "data_locality",
-                    Toml::str(text_of(v)),
-                    Some(here("/parameters/dataLocality")),
-                ),
-                &["parameters", "dataLocality"],
-            ));
-        }
-        None => absent(
-            "data_locality",
-            Toml::str(&defaults.data_locality),
-            "Longhorn's `defaultDataLocality`",
-            &mut lines,
-        ),
-    }
-    for (param_key, key) in [("diskSelector", "disk_tags"), ("nodeSelector", "node_tags")] {
-        if let Some((_, v)) = param(param_key) {
-            used.push(param_key);
-            let text = text_of(v);
-            let tags: Vec<&str> = if text.is_empty() { vec![] } else { text.split(',').collect() };
-            let pointer = format!("/parameters/{param_key}");
-            lines.push(from(
-                Line::new(key, Toml::strings(&tags), Some(here(&pointer))),
-                &["parameters", param_key],
-            ));
-        }
-    }
-    if let Some((_, v)) = param("recurringJobSelector") {
-        #[derive(serde::Deserialize)]
-        struct Item {
-            name: String,
-            #[serde(rename = "isGroup", default)]
-            is_group: bool,
-        }
-        if let Ok(items) = serde_json::from_str::<Vec<Item>>(&text_of(v)) {
-            used.push("recurringJobSelector");
-            let at = here("/parameters/recurringJobSelector");
-            let jobs: Vec<&str> =
-                items.iter().filter(|i| !i.is_group).map(|i| i.name.as_str()).collect();
-            let groups: Vec<&str> =
-                items.iter().filter(|i| i.is_group).map(|i| i.name.as_str()).collect();
-            if !jobs.is_empty() {
-                lines.push(from(
-                    Line::new("recurring_jobs", Toml::strings(&jobs), Some(at.clone())),
-                    &["parameters", "recurringJobSelector"],
-                ));
+            (Shape::JobSelector, [jobs_field, groups_field]) => {
+                #[derive(serde::Deserialize)]
+                struct Item {
+                    name: String,
+                    #[serde(rename = "isGroup", default)]
+                    is_group: bool,
+                }
+                let Ok(items) = serde_json::from_str::<Vec<Item>>(&text) else { continue };
+                let names = |group: bool| -> Vec<&str> {
+                    items.iter().filter(|i| i.is_group == group).map(|i| i.name.as_str()).collect()
+                };
+                let (jobs, groups) = (names(false), names(true));
+                let mut out = vec![];
+                if !jobs.is_empty() {
+                    out.push((*jobs_field, Toml::strings(&jobs)));
+                }
+                if !groups.is_empty() {
+                    out.push((*groups_field, Toml::strings(&groups)));
+                }
+                out
             }
-            if !groups.is_empty() {
-                lines.push(from(
-                    Line::new("recurring_job_groups", Toml::strings(&groups), Some(at)),
-                    &["parameters", "recurringJobSelector"],
-                ));
-            }
+            _ => continue,
+        };
+        used.push(key);
+        for (field, value) in values {
+            lines.push(from(Line::new(field, value, Some(at.clone())), &["parameters", key]));
         }
     }
     for (field, key) in [("reclaimPolicy", "reclaim_policy"), ("volumeBindingMode", "binding")] {

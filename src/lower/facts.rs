@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{ClassPlan, DiskConfig, LonghornPlan, PROVISIONER, PoolPlan};
 use crate::check::DiskFacts;
 use crate::knowledge::longhorn::Release;
-use crate::model::ClusterFile;
+use crate::model::{ClusterFile, lowering};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -147,22 +147,13 @@ pub(super) fn of(
         .iter()
         .map(|c| {
             let parameters: BTreeMap<String, String> = c.parameters.iter().cloned().collect();
-            let split = |k: &str| -> Vec<String> {
-                parameters
-                    .get(k)
-                    .map(|v| v.split(',').map(str::to_string).collect())
-                    .unwrap_or_default()
-            };
             let facts = ClassFacts {
                 provisioner: PROVISIONER.to_string(),
                 reclaim_policy: c.reclaim_policy.to_string(),
                 binding: c.binding.to_string(),
-                replicas: parameters
-                    .get("numberOfReplicas")
-                    .and_then(|r| r.parse().ok())
-                    .unwrap_or_default(),
-                disk_tags: split("diskSelector"),
-                node_tags: split("nodeSelector"),
+                replicas: lowering::REPLICAS.count(&parameters),
+                disk_tags: lowering::DISK_TAGS.list(&parameters),
+                node_tags: lowering::NODE_TAGS.list(&parameters),
                 eligible_nodes: super::eligible(file, release, c),
                 parameters,
             };

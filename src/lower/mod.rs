@@ -20,7 +20,7 @@ pub use facts::Facts;
 
 use crate::check::{DiskFacts, Resolved, Scheduling};
 use crate::knowledge::longhorn::Release;
-use crate::model::{ClusterFile, Pool, StorageClass, defaults};
+use crate::model::{ClusterFile, Pool, StorageClass, defaults, lowering};
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -490,21 +490,14 @@ fn plan_class(file: &ClusterFile, class: &StorageClass, resolved: &Resolved) -> 
 /// How many nodes can hold a replica of each class (of its data engine), for the facts.
 pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &ClassPlan) -> usize {
     let Some(release) = release else { return 0 };
-    let param = |k: &str| -> Vec<String> {
-        class
-            .parameters
-            .iter()
-            .find(|(p, _)| p == k)
-            .map(|(_, v)| v.split(',').map(str::to_string).collect())
-            .unwrap_or_default()
-    };
-    let engine = match class.parameters.iter().find(|(p, _)| p == "dataEngine") {
-        Some((_, v)) if v == "v2" => crate::capacity::Engine::V2,
+    let parameters: BTreeMap<String, String> = class.parameters.iter().cloned().collect();
+    let engine = match parameters.get("dataEngine").map(String::as_str) {
+        Some("v2") => crate::capacity::Engine::V2,
         _ => crate::capacity::Engine::V1,
     };
     Scheduling::new(file, release).eligible_nodes_engine(
-        &param("diskSelector"),
-        &param("nodeSelector"),
+        &lowering::DISK_TAGS.list(&parameters),
+        &lowering::NODE_TAGS.list(&parameters),
         engine,
     )
 }

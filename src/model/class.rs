@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{DnsLabel, Spanned, Tag, defaults};
+use super::{DnsLabel, DnsSubdomain, Spanned, Tag, defaults};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -81,6 +81,10 @@ pub struct StorageClass {
     /// class creates (`"default"` included).
     #[serde(default)]
     pub recurring_job_groups: Vec<Spanned<String>>,
+    /// `backupTargetName` (Longhorn 1.8+): the BackupTarget (`backuptargets.longhorn.io`) the
+    /// class's volumes back up to, when not the default one.
+    #[serde(default)]
+    pub backup_target_name: Option<Spanned<DnsSubdomain>>,
     /// Other Longhorn StorageClass parameters (strings); each key must be one the Longhorn CSI
     /// driver reads in the target version.
     #[serde(default)]
@@ -169,28 +173,12 @@ impl StorageClass {
     }
 
     /// The StorageClass parameters of the class's own keys, in the order lhc writes them: the
-    /// typed keys (with their defaults), then `parameters`.
+    /// typed keys (with their defaults, by [`super::lowering::CLASS_PARAMETERS`]), then
+    /// `parameters`.
     pub fn own_parameters(&self) -> Vec<(String, String)> {
-        let join =
-            |tags: &[Spanned<Tag>]| tags.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
-        let mut out = vec![
-            ("numberOfReplicas".to_string(), self.replicas().to_string()),
-            ("staleReplicaTimeout".to_string(), self.stale_replica_timeout().to_string()),
-            ("fsType".to_string(), self.fs().as_str().to_string()),
-        ];
-        if let Some(mkfs) = &self.mkfs_params {
-            out.push(("mkfsParams".into(), mkfs.to_string()));
-        }
-        out.push(("dataLocality".into(), self.data_locality().as_str().into()));
-        if !self.disk_tags.is_empty() {
-            out.push(("diskSelector".into(), join(&self.disk_tags)));
-        }
-        if !self.node_tags.is_empty() {
-            out.push(("nodeSelector".into(), join(&self.node_tags)));
-        }
-        if let Some(selector) = super::recurring::class_selector(self) {
-            out.push(("recurringJobSelector".into(), selector));
-        }
+        let typed = super::lowering::CLASS_PARAMETERS.iter();
+        let mut out: Vec<(String, String)> =
+            typed.filter_map(|p| Some((p.key.to_string(), (p.write)(self)?))).collect();
         out.extend(self.parameters.iter().map(|(k, v)| (k.value.clone(), v.value.clone())));
         out
     }

@@ -12,6 +12,7 @@ pub mod defaults;
 mod gitops;
 pub mod legacy;
 mod longhorn;
+pub mod lowering;
 mod node_config;
 mod pool;
 mod recurring;

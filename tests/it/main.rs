@@ -19,6 +19,7 @@ mod fuzz;
 mod gitops;
 mod import;
 mod longhorn_release;
+mod lowering;
 mod nodes;
 mod outputs;
 mod plan;
