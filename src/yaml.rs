@@ -8,17 +8,15 @@
 //! ([`Reader`]: YAML 1.2's core schema for lhc's own files; go-yaml's YAML 1.1 for Helm,
 //! kubectl and kustomize, with what each refuses or reads otherwise said at its line), anchors
 //! and aliases, merge keys (`<<`), duplicate keys, and YAML embedded in a string
-//! ([`parse_nested`]); and a check from the events alone ([`surely_loads`]), so validating
-//! lhc's own output builds no tree.
+//! ([`parse_nested`]). lhc's own output is checked by the same reader ([`check_stream`]): one
+//! reader, whatever reads the YAML.
 
-mod check;
 mod error;
 mod load;
 mod nested;
 mod node;
 mod repair;
 mod resolve;
-mod subset;
 
 use std::fmt::Write;
 
@@ -90,15 +88,6 @@ pub fn parse_lenient(
     load::read(text, limits, reader)
 }
 
-/// Whether [`parse_spanned`] reads `text` under `limits` without an error, told without building
-/// a node: first line by line, for the block-style subset lhc's templates write (no parser at
-/// all), then from the parser's events. `true` is a promise. `false` on any error, and also
-/// wherever the text uses what only [`parse_spanned`] can judge: anchors, aliases, tags, merge
-/// keys (`<<`), keys that are lists or mappings; ask it then.
-pub fn surely_loads(text: &str, limits: &Limits) -> bool {
-    subset::loads(text, limits) || check::loads(text, limits)
-}
-
 /// Checks bytes are UTF-8 text before they are parsed; the error is at the first bad byte.
 pub fn from_bytes(bytes: &[u8]) -> Result<&str, YamlError> {
     std::str::from_utf8(bytes).map_err(|e| error::not_utf8(bytes, &e))
@@ -145,15 +134,9 @@ fn own_output() -> Limits {
 }
 
 /// Checks that a stream of YAML documents that lhc wrote parses, without keeping the values.
-/// The error says where, as `line L, column C: ...`: [`parse_spanned`]'s first error. lhc's own
-/// output is nearly always fine, so [`surely_loads`] answers first and only a stream it is not
-/// sure of is read in full.
+/// The error says where, as `line L, column C: ...`: [`parse_spanned`]'s first error.
 pub fn check_stream(text: &str) -> Result<(), String> {
-    let limits = own_output();
-    if surely_loads(text, &limits) {
-        return Ok(());
-    }
-    parse_spanned(text, &limits).map(drop).map_err(|e| first_error(text, &e))
+    parse_spanned(text, &own_output()).map(drop).map_err(|e| first_error(text, &e))
 }
 
 /// Parses a stream of YAML documents that lhc wrote into JSON values; comments and empty

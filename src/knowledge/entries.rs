@@ -1,91 +1,69 @@
-//! Reading the data files laid out one entry per line (`data/longhorn/releases/<version>.json`,
-//! `data/longhorn/validation.json`): each line holds a name and its whole value, so lhc finds an
-//! entry by its line and parses only the entries a command reads.
+//! Reading the JSON data files whose entries a command reads a few of
+//! (`data/longhorn/releases/<version>.json`, `data/longhorn/validation.json`): the file is read
+//! as JSON (any layout), each entry kept as its JSON text and parsed when it is first read.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use serde_json::value::RawValue;
+
 use super::DataError;
-
-/// `"name": value,` → (`name`, `value`); a name with JSON escapes is unescaped. The name ends
-/// at the first quote not escaped, found without scanning the value.
-pub(crate) fn entry_line(line: &'static str) -> Option<(Cow<'static, str>, &'static str)> {
-    let body = line.strip_prefix('"')?;
-    let quote = |from: usize| body.as_bytes().get(from..)?.iter().position(|&b| b == b'"');
-    let mut end = quote(0)?;
-    let escaped = body.as_bytes()[..end].contains(&b'\\');
-    while body.as_bytes()[..end].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1 {
-        end += 1 + quote(end + 1)?;
-    }
-    let value = body.get(end + 1..)?.strip_prefix(": ")?;
-    let name = match escaped {
-        true => Cow::Owned(serde_json::from_str(line.get(..end + 2)?).ok()?),
-        false => Cow::Borrowed(&body[..end]),
-    };
-    Some((name, value.strip_suffix(',').unwrap_or(value)))
-}
-
-/// The lines of a text, split at `\n` (found with `memchr`, several bytes at a time: the files
-/// are tens of KB, and only the keys at the start of each line are read).
-pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text).filter(|t| !t.is_empty());
-    std::iter::from_fn(move || {
-        let current = rest?;
-        match memchr::memchr(b'\n', current.as_bytes()) {
-            Some(end) => {
-                rest = current.get(end + 1..).filter(|r| !r.is_empty());
-                current.get(..end)
-            }
-            None => {
-                rest = None;
-                Some(current)
-            }
-        }
-    })
-}
 
 /// One entry of a data file: its name and its value's JSON text.
 pub(crate) type RawEntry = (Cow<'static, str>, &'static str);
 
-/// A data file laid out one entry per line (its `layout` entry says how): `{`, then top-level
-/// entries and the two `sections` (`"name": {`, one indented entry per line, `}` or `},`),
-/// then `}`. Returns the top-level entries and each section's, found by their lines alone.
+/// A JSON object's entries in file order, each value as its JSON text (nothing is built).
+struct Entries(Vec<(String, &'static RawValue)>);
+
+impl<'de: 'static> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de: 'static> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = vec![];
+                while let Some(entry) = map.next_entry::<String, &'static RawValue>()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+fn entries(path: &str, what: &str, text: &'static str) -> Result<Vec<RawEntry>, DataError> {
+    let Entries(list) = serde_json::from_str(text)
+        .map_err(|e| DataError::new(path, format!("{what}: not a JSON object ({e})")))?;
+    Ok(list.into_iter().map(|(k, v)| (Cow::Owned(k), v.get())).collect())
+}
+
+/// A data file: a JSON object whose two `sections` are objects of entries. Returns the
+/// top-level entries (the sections left out) and each section's, every value as its JSON text,
+/// parsed only when a command reads it ([`Table`]).
 pub(crate) fn read_layout(
     path: &str,
     text: &'static str,
     sections: [&str; 2],
 ) -> Result<(Vec<RawEntry>, [Vec<RawEntry>; 2]), DataError> {
-    let bad = |n: usize, what: &str| {
-        DataError::new(path, format!("line {}: {what} (see its `layout`)", n + 1))
-    };
-    let mut lines = lines(text).enumerate();
-    if lines.next().map(|(_, l)| l) != Some("{") {
-        return Err(bad(0, "not a table of this layout"));
-    }
     let mut top = vec![];
-    let mut found: [Vec<RawEntry>; 2] = [vec![], vec![]];
-    let mut section: Option<usize> = None;
-    let mut closed = false;
-    for (n, line) in lines {
-        match section {
-            _ if closed => return Err(bad(n, "text after the end")),
-            Some(_) if line == "}" || line == "}," => section = None,
-            Some(i) => {
-                let entry = line.strip_prefix("  ").and_then(entry_line);
-                found[i].push(entry.ok_or_else(|| bad(n, "not an entry"))?);
-            }
-            None if line == "}" => closed = true,
-            None => match entry_line(line).ok_or_else(|| bad(n, "not an entry"))? {
-                (key, "{") if key == sections[0] => section = Some(0),
-                (key, "{") if key == sections[1] => section = Some(1),
-                entry => top.push(entry),
-            },
+    let mut found: [Option<Vec<RawEntry>>; 2] = [None, None];
+    for (key, value) in entries(path, "the file", text)? {
+        match sections.iter().position(|s| *s == key) {
+            Some(i) => found[i] = Some(entries(path, &key, value)?),
+            None => top.push((key, value)),
         }
     }
-    if !closed || section.is_some() {
-        return Err(DataError::new(path, "ends early"));
-    }
-    Ok((top, found))
+    let [Some(first), Some(second)] = found else {
+        return Err(DataError::new(path, format!("no `{}` or no `{}`", sections[0], sections[1])));
+    };
+    Ok((top, [first, second]))
 }
 
 /// A section of a data file (a release's `settings` or `values`, `validation.json`'s rules): its
@@ -219,28 +197,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_and_entry_lines() {
-        for text in [
-            "",
-            "a",
-            "a\n",
-            "a\nb",
-            "\n\nabcdefghijklmnop\nqrstuvwxyz0123456789\n\n",
-            "0123456\n01234567\n",
-        ] {
-            assert_eq!(
-                lines(text).collect::<Vec<_>>(),
-                text.lines().collect::<Vec<_>>(),
-                "{text:?}"
-            );
+    fn a_file_is_read_as_json_whatever_its_layout() {
+        let one: &'static str =
+            "{\"about\": \"x\", \"s\": {\"b\": 1, \"a\": {\"k\": [1, 2]}}, \"t\": {}}";
+        let many: &'static str =
+            "{\n \"about\":\"x\",\n \"s\":{\"b\":1,\n\"a\":{\"k\":[1,2]}},\"t\":{}}\n";
+        for text in [one, many] {
+            let (top, [s, t]) = read_layout("f", text, ["s", "t"]).unwrap();
+            assert_eq!(top, vec![("about".into(), "\"x\"")]);
+            let keys: Vec<&str> = s.iter().map(|(k, _)| k.as_ref()).collect();
+            assert_eq!(keys, ["b", "a"]);
+            let a: serde_json::Value = serde_json::from_str(s[1].1).unwrap();
+            assert_eq!(a, serde_json::json!({"k": [1, 2]}));
+            assert!(t.is_empty());
         }
-        assert_eq!(entry_line("\"a.b\": {\"x\":1},"), Some(("a.b".into(), "{\"x\":1}")));
-        assert_eq!(entry_line("  x"), None);
-        assert_eq!(entry_line("\"a\": 1"), Some(("a".into(), "1")));
-        assert_eq!(
-            entry_line("\"n[\\\"k.io/os\\\"]\": {\"a\":\"b\\\"\"}"),
-            Some(("n[\"k.io/os\"]".into(), "{\"a\":\"b\\\"\"}"))
-        );
-        assert_eq!(entry_line("\"a\\\\\": 2"), Some(("a\\".into(), "2")));
+        assert!(read_layout("f", "{\"s\": {}}", ["s", "t"]).is_err());
+        assert!(read_layout("f", "[1]", ["s", "t"]).is_err());
+        assert!(read_layout("f", "{\"s\": 1, \"t\": {}}", ["s", "t"]).is_err());
+        let escaped: &'static str = "{\"s\": {\"n[\\\"k.io/os\\\"]\": 1}, \"t\": {}}";
+        let (_, [s, _]) = read_layout("f", escaped, ["s", "t"]).unwrap();
+        assert_eq!(s[0].0, "n[\"k.io/os\"]");
     }
 }

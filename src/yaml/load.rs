@@ -12,7 +12,6 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 
 use super::error::{self, ErrorKind, YamlError};
 use super::repair::{self, Edits};
-pub(super) use super::resolve::core_non_string;
 use super::resolve::{self, Go, Reader, bool_of, float_of, int_of, is_null};
 use super::{Document, Limits, Node, Style, Value};
 use crate::source::Span;

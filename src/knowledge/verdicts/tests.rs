@@ -100,8 +100,11 @@ fn a_broken_data_file_is_a_data_error() {
     for (text, says) in [
         ("{ not [ data", "line 1"),
         ("{\n\"releases\" [1]\n}\n", "line 2"),
-        ("{\n\"releases\": [\"1.9\"],\n}\n", "bad release"),
-        ("{\n\"releases\": [],\n\"generic\": [],\n}\n", "no `cross`"),
+        ("{\n\"releases\": [\"1.9\"],\n\"setting\": {},\n\"parameter\": {}\n}\n", "bad release"),
+        (
+            "{\n\"releases\": [],\n\"generic\": [],\n\"setting\": {},\n\"parameter\": {}\n}\n",
+            "no `cross`",
+        ),
     ] {
         let err = check_text(text).err().unwrap_or_else(|| panic!("{text:?} loads"));
         assert_eq!(err.path, VALIDATION_PATH);
