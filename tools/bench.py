@@ -11,8 +11,10 @@ Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind] [--breakdown] [--
 `--breakdown` also prints where the instructions of each profile's `check` and first `build` go,
 by pipeline stage (callgrind's inclusive counts); `--bin` benchmarks another binary (with
 `--no-build`), such as a profile without LTO while working.
-Targets (issue 9): `lhc check` of each profile at most 5 million instructions, `lhc build` at
-most 7 million, `lhc build` of the generated cluster at most 25 ms.
+Bounds (issue 23): `lhc check` of each profile at most 10 million instructions, `lhc build` at
+most 20 million, and a first `lhc build` at most 0.15 of the time `kubectl kustomize` takes to
+read its output (reported per profile when kubectl is installed); `lhc build` of the generated
+cluster at most 25 ms (issue 9).
 """
 import argparse
 import shutil
@@ -83,7 +85,7 @@ def instructions(args, cwd):
 STAGES = [
     ("load Longhorn release tables", "lhc::knowledge::longhorn::Entry::release"),
     ("check", "lhc::check"),
-    ("plan", "lhc::plan::plan"),
+    ("plan", "lhc::lower::plan"),
     ("render", "lhc::render::Renderer::tree"),
     ("  compile templates", "minijinja::environment::Environment::get_template"),
     ("validate YAML written", "lhc::yaml::check_stream"),
@@ -154,6 +156,27 @@ def run_case(name, toml_path, runs):
     line(f"{name}, no change", again, rss, f"({runs} runs)")
 
 
+def kustomize_ratio(name, toml_path, runs):
+    """A first `lhc build` against `kubectl kustomize` of the folder it wrote (bound: 0.15)."""
+    if shutil.which("kubectl") is None:
+        return
+    builds, reads = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(runs):
+            out = os.path.join(tmp, f"out{i}")
+            builds.append(measure([BIN, "build", toml_path, "-o", out], cwd=tmp)[0])
+        cluster = os.listdir(os.path.join(tmp, "out0"))[0]
+        folder = os.path.join(tmp, "out0", cluster)
+        if not os.path.exists(os.path.join(folder, "kustomization.yaml")):
+            return
+        for _ in range(runs):
+            reads.append(measure(["kubectl", "kustomize", folder], cwd=tmp)[0])
+    b, k = statistics.median(builds), statistics.median(reads)
+    verdict = "within" if b <= 0.15 * k else "OVER"
+    print(f"{name:<44} first build {b * 1000:.2f} ms, kubectl kustomize of it {k * 1000:.2f} ms: "
+          f"{b / k:.3f}x ({verdict} the 0.15x bound)")
+
+
 def run_plan(name, toml_path, runs):
     """`lhc plan` (the table, and the JSON with the chart), `runs` times."""
     table, json, rss = [], [], []
@@ -191,6 +214,8 @@ def main():
     for p in profiles:
         run_case(f"profiles/{p}", os.path.join(ROOT, "profiles", p), a.runs)
     run_plan("profiles/hcloud-longhorn.toml", os.path.join(ROOT, "profiles", "hcloud-longhorn.toml"), a.runs)
+    for p in profiles:
+        kustomize_ratio(f"profiles/{p}", os.path.join(ROOT, "profiles", p), max(3, a.runs // 3))
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(generated())
     try:

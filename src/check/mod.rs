@@ -34,7 +34,7 @@ use crate::knowledge::longhorn::Release;
 use crate::knowledge::{Knowledge, Minor, verdicts};
 use std::collections::BTreeMap;
 
-use crate::model::{ClusterFile, Provider, SettingValue};
+use crate::model::{ClusterFile, Provider};
 use crate::quantity::Bytes;
 
 /// What the rules resolved, for the planner.
@@ -175,21 +175,18 @@ pub(crate) fn why_no_longhorn(file: &ClusterFile) -> (&'static str, &'static str
     }
 }
 
-/// A boolean setting: as written in `[longhorn.settings]` (a string as the manager reads it:
-/// trimmed, then Go's `strconv.ParseBool`), else the release's default.
+/// A boolean setting, as the manager reads [`setting_text`] (trimmed, then Go's
+/// `strconv.ParseBool`; the v1 engine's value of a per-engine one), else the release's default.
 pub(crate) fn bool_setting(file: &ClusterFile, release: &Release, key: &str) -> Option<bool> {
-    match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
-        Some(SettingValue::Bool(b)) => Some(*b),
-        Some(SettingValue::String(s)) => {
-            verdicts::go_parse_bool(s.trim_matches(' ')).ok().or_else(|| release.default_bool(key))
-        }
-        _ => release.default_bool(key),
-    }
+    setting_text(file, release, key, "v1")
+        .and_then(|t| verdicts::go_parse_bool(t.trim_matches(' ')).ok())
+        .or_else(|| release.default_bool(key))
 }
 
 /// A setting's text as the Longhorn manager reads it: as written in `[longhorn.settings]` or
 /// `[longhorn.values.defaultSettings]`, else the release's default; for a data-engine-specific
-/// setting, `engine`'s value.
+/// setting, `engine`'s value. The one way lhc works a setting's effective value out: the checks
+/// ([`bool_setting`], [`int_setting`]), the parameters' defaults and the capacity model read it.
 pub(crate) fn setting_text(
     file: &ClusterFile,
     release: &Release,
@@ -218,12 +215,12 @@ pub(crate) fn setting_text(
     }
 }
 
-/// An integer setting: as written in `[longhorn.settings]`, else the release's default.
+/// An integer setting, as the manager reads [`setting_text`] (trimmed, then Go's
+/// `strconv.Atoi`; the v1 engine's value of a per-engine one), else the release's default.
 pub(crate) fn int_setting(file: &ClusterFile, release: &Release, key: &str) -> Option<i64> {
-    match file.longhorn.as_ref().and_then(|l| l.setting(key)).map(|v| &v.value) {
-        Some(SettingValue::Integer(i)) => Some(*i),
-        _ => release.default_int(key),
-    }
+    setting_text(file, release, key, "v1")
+        .and_then(|t| verdicts::go_atoi(t.trim_matches(' ')).ok())
+        .or_else(|| release.default_int(key))
 }
 
 /// Reports a name that appears twice, pointing at both places.

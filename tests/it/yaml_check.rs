@@ -1,12 +1,55 @@
-//! The check of lhc's own output (`lhc::yaml::check_stream`, the one YAML reader with the
-//! limits of lhc's output): each kind of bad text is refused with the reader's own first error,
-//! rendered as a user reads it.
+//! The line-by-line check of lhc's own output (`lhc::yaml::surely_loads`, which `check_stream`
+//! asks first): it says yes to every file the shipped profiles build and render, and no to each
+//! kind of text the full reader rejects, so `check_stream` reports the full reader's own first
+//! error; under random damage to real output it never says yes where the full reader says no.
 
-use lhc::yaml::{Limits, check_stream, parse_spanned};
+use lhc::yaml::{Limits, check_stream, parse_spanned, surely_loads};
+
+use crate::common::{Test, read, read_tree, repo};
 
 /// `check_stream`'s answer as the full reader gives it: its first error, rendered.
 fn full(text: &str) -> Result<(), String> {
     parse_spanned(text, &Limits::default()).map(drop).map_err(|e| e[0].render(text))
+}
+
+#[test]
+fn every_file_the_shipped_profiles_build_passes_the_fast_check() {
+    // out/ is what `lhc build profiles/*.toml` writes (cli::committed_out_is_what_build_writes
+    // keeps it so).
+    let out = read_tree(&repo().join("out"));
+    let yaml: Vec<_> = out.iter().filter(|(path, _)| path.ends_with(".yaml")).collect();
+    let clusters: std::collections::BTreeSet<_> =
+        yaml.iter().filter_map(|(path, _)| path.split('/').next()).collect();
+    assert_eq!(clusters.len(), 3, "one folder per shipped profile: {clusters:?}");
+    assert!(yaml.len() > 30, "{} files", yaml.len());
+    for (path, text) in yaml {
+        assert!(surely_loads(text, &Limits::default()), "{path}: {:?}", full(text));
+    }
+}
+
+#[test]
+fn every_stream_the_shipped_profiles_render_passes_the_fast_check() {
+    let mut streams = 0;
+    for entry in std::fs::read_dir(repo().join("profiles")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = read(&path);
+        for chart in [false, true] {
+            let mut args = vec!["render", "p.toml"];
+            if chart {
+                args.push("--chart");
+            }
+            let out = Test::new().file("p.toml", &text).run_args(&args);
+            if out.code != 0 {
+                // A cluster without StorageClasses has no manifests to render.
+                assert!(out.stdout.is_empty(), "{}", path.display());
+                continue;
+            }
+            assert!(out.stdout.contains("\nkind: "), "{}", out.stdout);
+            assert!(surely_loads(&out.stdout, &Limits::default()), "{}", path.display());
+            streams += 1;
+        }
+    }
+    assert!(streams >= 4, "{streams} streams rendered");
 }
 
 #[test]
@@ -123,6 +166,7 @@ fn each_kind_of_bad_output_is_rejected_with_the_full_readers_error() {
     ];
     let mut wrong = vec![];
     for (text, first_line) in &cases {
+        assert!(!surely_loads(text, &Limits::default()), "{text:?}");
         let got = check_stream(text);
         assert_eq!(got, full(text), "{text:?}");
         let got = got.unwrap_err();
@@ -131,4 +175,88 @@ fn each_kind_of_bad_output_is_rejected_with_the_full_readers_error() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn what_only_the_full_reader_judges_goes_to_it_and_passes() {
+    // Anchors, aliases, tags, merge keys and keys that are collections: the fast check does
+    // not judge them, and check_stream accepts them through the full reader.
+    for text in [
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "base: &b {x: 1}\nnode:\n  <<: *b\n  y: 2\n",
+        "[a, b]: 1\n",
+        "? {k: 1}\n: v\n",
+    ] {
+        assert!(!surely_loads(text, &Limits::default()), "{text:?}");
+        assert_eq!(check_stream(text), Ok(()), "{text:?}");
+    }
+    // Text outside the block subset goes to the full reader too.
+    for text in ["{a: 1, b: {a: 2}}\n", "a: >-\n  folded\n", "[[[]]]\n"] {
+        assert!(!surely_loads(text, &Limits::default()), "{text:?}");
+        assert_eq!(check_stream(text), Ok(()), "{text:?}");
+    }
+    // The limits are the caller's.
+    assert!(!surely_loads("a: 1\n", &Limits { max_bytes: 4, ..Limits::default() }));
+}
+
+#[test]
+fn under_random_damage_the_fast_check_never_says_yes_where_the_full_reader_says_no() {
+    let out = read_tree(&repo().join("out"));
+    let seeds: Vec<&String> =
+        out.iter().filter(|(path, _)| path.ends_with(".yaml")).map(|(_, text)| text).collect();
+    let pieces: &[&str] = &[
+        "[",
+        "]",
+        "{",
+        "}",
+        "&a ",
+        "*a",
+        "\t",
+        "\"",
+        "'",
+        "|",
+        ">-",
+        "<<: ",
+        "? ",
+        "- ",
+        ": ",
+        "!!int ",
+        "#",
+        "\n",
+        "\n  ",
+        "\n---\n",
+        "\n...\n",
+        "\u{feff}",
+        "%YAML 1.2\n",
+        "\\",
+        "name: x\n",
+        "\n  name: x\n",
+        "\n    name: x\n",
+        "\u{7}",
+    ];
+    let (rounds, mut rng) = crate::common::campaign(1500, 0x9e37_79b9_7f4a_7c15_u64);
+    let mut next = |n: usize| rng.below(n);
+    let (mut yes, mut no) = (0, 0);
+    for round in 0..rounds {
+        let mut text = seeds[round % seeds.len()].clone();
+        for _ in 0..1 + next(3) {
+            let mut at = next(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.insert_str(at, pieces[next(pieces.len())]);
+        }
+        let fast = surely_loads(&text, &Limits::default());
+        let full = full(&text);
+        if fast {
+            assert_eq!(full, Ok(()), "the fast check passed this:\n{text}");
+            yes += 1;
+        } else if full.is_err() {
+            no += 1;
+        }
+        assert_eq!(check_stream(&text), full);
+    }
+    // Both answers were exercised.
+    assert!(yes > 100 && no > 100, "{yes} passed, {no} rejected");
 }
