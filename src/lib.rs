@@ -47,6 +47,7 @@ pub mod results;
 pub mod schema;
 pub mod source;
 pub mod substitute;
+pub mod upgrade;
 pub mod vars;
 pub mod yaml;
 
