@@ -241,27 +241,39 @@ fn put(
             merge_engine(next, to, value, e, current)?
         }
         None => {
-            if table_at(doc, &new_table)?.contains_key(&new_key) {
+            if table_at(doc, &new_table)?.contains_key(&new_key) && new_key != old_key {
                 return None;
             }
             value
         }
     };
     let new_value = from_json(&value)?;
-    let place = match leaf.place {
-        Place::Settings if new_table == table => format!("`{new_key}` in `[longhorn.settings]`"),
-        _ => format!("`{}` in `[longhorn.values]`", dotted(&to[..])),
+    let into = match &engine {
+        Some(e) => format!("the `{e}` entry of "),
+        None => String::new(),
     };
-    if new_table == table && engine.is_none() {
-        rename(table_at(doc, &table)?, &old_key, &new_key, new_value, comment);
-    } else {
-        let target = table_at(doc, &new_table)?;
-        let existed = target.contains_key(&new_key);
-        target.insert(&new_key, Item::Value(new_value));
+    let place = match leaf.place {
+        Place::Settings if new_table == table => format!("{into}`{new_key}` in `[longhorn.settings]`"),
+        _ => format!("{into}`{}` in `[longhorn.values]`", dotted(to)),
+    };
+    let target = table_at(doc, &new_table)?;
+    if target.contains_key(&new_key) {
+        // Written already (the other engines): the value changes, its formatting stays.
+        let v = target.get_mut(&new_key).and_then(Item::as_value_mut)?;
+        let decor = v.decor().clone();
+        *v = new_value;
+        *v.decor_mut() = decor;
         if let Some(mut k) = target.key_mut(&new_key) {
             let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
-            let prefix = if existed { prefix } else { String::new() };
             k.leaf_decor_mut().set_prefix(format!("{prefix}# {comment}\n"));
+        }
+        remove(doc, leaf, "");
+    } else if new_table == table {
+        rename(target, &old_key, &new_key, new_value, comment);
+    } else {
+        target.insert(&new_key, Item::Value(new_value));
+        if let Some(mut k) = target.key_mut(&new_key) {
+            k.leaf_decor_mut().set_prefix(format!("# {comment}\n"));
         }
         remove(doc, leaf, "");
     }
@@ -427,11 +439,20 @@ fn remove(doc: &mut DocumentMut, leaf: &Leaf, comment: &str) {
     let keys: Vec<String> = t.iter().map(|(k, _)| k.to_string()).collect();
     let Some(at) = keys.iter().position(|k| *k == key) else { return };
     let own = t.key(&key).and_then(|k| k.leaf_decor().prefix()).and_then(|p| p.as_str()).unwrap_or("").to_string();
+    let trailing = t
+        .get(&key)
+        .and_then(Item::as_value)
+        .and_then(|v| v.decor().suffix())
+        .and_then(|p| p.as_str())
+        .map(|s| s.trim().to_string())
+        .filter(|s| s.starts_with('#'))
+        .map_or(String::new(), |s| format!("{s}\n"));
     t.remove(&key);
     if comment.is_empty() && own.trim().is_empty() {
         return;
     }
-    let text = if comment.is_empty() { own } else { format!("{own}# {comment}\n") };
+    // A removed key's own trailing comment stays, on a line of its own.
+    let text = if comment.is_empty() { own } else { format!("{own}# {comment}\n{trailing}") };
     if let Some(next) = keys.get(at + 1) {
         if let Some(mut k) = t.key_mut(next) {
             let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
