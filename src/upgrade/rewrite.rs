@@ -309,6 +309,8 @@ fn merge_engine(
             }
         }
     }
+    // Per-engine values are strings, as Longhorn's JSON holds them.
+    let entries = entries.into_iter().map(|(e, v)| (e, Json::String(text(&v)))).collect();
     Some(Json::Object(entries))
 }
 
