@@ -242,3 +242,41 @@ fn the_api_notes_match_the_releases_crds() {
     }
     assert_eq!(checked, 2);
 }
+
+/// `renovate/lhc.json`: valid JSON of Renovate's shape, one minor line per proposal, and its
+/// regex finds exactly `[longhorn] version` in cluster files (and nothing in other tables).
+#[test]
+fn the_renovate_preset_finds_the_longhorn_version() {
+    let preset: Value = serde_json::from_str(&read(repo().join("renovate/lhc.json"))).unwrap();
+    let manager = &preset["customManagers"][0];
+    assert_eq!(manager["customType"], "regex");
+    assert_eq!(manager["datasourceTemplate"], "github-releases");
+    assert_eq!(manager["depNameTemplate"], "longhorn/longhorn");
+    let rule = &preset["packageRules"][0];
+    assert_eq!(rule["matchDepNames"][0], "longhorn/longhorn");
+    assert_eq!(rule["separateMinorPatch"], true);
+    assert_eq!(rule["separateMultipleMinor"], true);
+    let files = regex::Regex::new(
+        &manager["managerFilePatterns"][0].as_str().unwrap().trim_matches('/').to_string(),
+    )
+    .unwrap();
+    assert!(files.is_match("clusters/prod.toml") && !files.is_match("values.yaml"));
+    let find = regex::Regex::new(manager["matchStrings"][0].as_str().unwrap()).unwrap();
+    let mut inputs: Vec<String> = cases()
+        .iter()
+        .map(|c| read(repo().join("tests/upgrade").join(c).join("cluster.toml")))
+        .collect();
+    for p in ["generic-bare-metal", "hcloud-longhorn"] {
+        inputs.push(read(repo().join(format!("profiles/{p}.toml"))));
+    }
+    for text in &inputs {
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let want = doc["longhorn"]["version"].as_str().unwrap();
+        let got: Vec<&str> =
+            find.captures_iter(text).map(|c| c.name("currentValue").unwrap().as_str()).collect();
+        assert_eq!(got, [want], "{text}");
+    }
+    // A `version` of another table is not Longhorn's.
+    let other = "[longhorn]\nnamespace = \"lh\"\n\n[node_config]\nversion = \"1.10.0\"\n";
+    assert!(find.captures(other).is_none());
+}
