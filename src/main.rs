@@ -419,10 +419,9 @@ fn main() -> ExitCode {
             &Ui { color: false, ..ui },
             commands::init::Options { name: name.or(name_flag), profile, output, force, list },
         ),
-        Command::Upgrade { file, to, check, dry_run } => commands::upgrade::run(
-            &ui,
-            &commands::upgrade::Options { file, to, check, dry_run },
-        ),
+        Command::Upgrade { file, to, check, dry_run } => {
+            commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
+        }
         Command::Versions { format, json } => {
             let json = json
                 || format.unwrap_or(if machine {

@@ -26,7 +26,10 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
         Ok((s, _)) => s,
         Err(e) => {
             let d = Diagnostic::error(
-                Message::CannotRead { path: options.file.display().to_string(), reason: e.to_string() },
+                Message::CannotRead {
+                    path: options.file.display().to_string(),
+                    reason: e.to_string(),
+                },
                 None,
             );
             return Outcome::fail(ui, d, FAILED);
@@ -34,7 +37,7 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
     };
     let upgrade = match crate::upgrade::upgrade(&source, &options.to) {
         Ok(u) => u,
-        Err(Refused::Usage(d)) => return Outcome::fail(ui, d, FAILED),
+        Err(Refused::Usage(d)) => return Outcome::fail(ui, *d, FAILED),
         Err(Refused::Invalid { diagnostics, source: at }) => {
             let mut out = Outcome { code: INVALID, ..Outcome::default() };
             let (first, rest) = match diagnostics.split_first() {
@@ -77,7 +80,7 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
     }
     if changed {
         if let Err(d) = write(&options.file, &upgrade.text) {
-            out.diagnostics(ui, &[d], None);
+            out.diagnostics(ui, &[*d], None);
             out.code = FAILED;
             return out;
         }
@@ -139,7 +142,7 @@ pub fn report(name: &str, u: &Upgrade) -> String {
 }
 
 /// Writes the file in one rename, so that it is either the old or the new text.
-fn write(path: &Path, text: &str) -> Result<(), Diagnostic> {
+fn write(path: &Path, text: &str) -> Result<(), Box<Diagnostic>> {
     let tmp = path.with_file_name(format!(
         ".{}.lhc-upgrade",
         path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
@@ -147,6 +150,6 @@ fn write(path: &Path, text: &str) -> Result<(), Diagnostic> {
     let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        super::cannot_write(path, &e)
+        Box::new(super::cannot_write(path, &e))
     })
 }

@@ -47,7 +47,7 @@ pub struct Step {
 #[derive(Debug)]
 pub enum Refused {
     /// The command line asks for what cannot be done (exit 2).
-    Usage(Diagnostic),
+    Usage(Box<Diagnostic>),
     /// The file, or the file as a step would write it (then `source` is that text), has errors
     /// (exit 1).
     Invalid { diagnostics: Vec<Diagnostic>, source: Option<Source> },
@@ -63,7 +63,7 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
     let lh = &knowledge.longhorn;
     let (first, last) = (lh.releases()[0].version.clone(), lh.newest().version.clone());
     let Some(target) = lh.entry(to) else {
-        return Err(Refused::Usage(
+        return Err(Refused::Usage(Box::new(
             Diagnostic::error(
                 Message::Usage(format!("lhc knows no Longhorn release `{to}`")),
                 None,
@@ -71,21 +71,26 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
             .with_help(format!(
                 "`--to` takes a release lhc knows, {first} to {last} (`lhc versions` lists them)"
             )),
-        ));
+        )));
     };
     let target = target.parsed().map_err(internal)?;
     let (facts, _) = compiled(source)?;
-    let mut doc: toml_edit::DocumentMut = source.text.parse().map_err(|e: toml_edit::TomlError| {
-        Refused::Invalid {
+    let mut doc: toml_edit::DocumentMut =
+        source.text.parse().map_err(|e: toml_edit::TomlError| Refused::Invalid {
             diagnostics: vec![Diagnostic::error(Message::Internal(e.to_string()), None)],
             source: None,
-        }
-    })?;
+        })?;
     let lh_table = doc.get("longhorn").and_then(|i| i.as_table_like());
     let Some(lh_table) = lh_table else {
         // No Longhorn: nothing to upgrade.
         let to = to.to_string();
-        return Ok(Upgrade { from: to.clone(), to, steps: vec![], text: source.text.clone(), longhorn: false });
+        return Ok(Upgrade {
+            from: to.clone(),
+            to,
+            steps: vec![],
+            text: source.text.clone(),
+            longhorn: false,
+        });
     };
     let str_of = |k: &str| lh_table.get(k).and_then(|i| i.as_str()).map(str::to_string);
     let version = str_of("version").unwrap_or_else(|| last.clone());
@@ -93,10 +98,10 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
     let current = lh.describing(&describing).map(|e| e.parsed()).transpose().map_err(internal)?;
     let Some(current) = current else {
         // The checks refuse an unknown release without `treat_as`.
-        return Err(Refused::Usage(Diagnostic::error(
+        return Err(Refused::Usage(Box::new(Diagnostic::error(
             Message::Usage(format!("lhc knows no Longhorn release `{version}`")),
             None,
-        )));
+        ))));
     };
     let (from_key, to_key) = (version_key(&version), version_key(to));
     if to_key < from_key {
@@ -109,8 +114,7 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
         ));
         return Err(Refused::Invalid { diagnostics: vec![d], source: None });
     }
-    let mut out =
-        Upgrade {
+    let mut out = Upgrade {
         from: version.clone(),
         to: to.to_string(),
         steps: vec![],
@@ -173,7 +177,8 @@ fn path<'k>(
     to: &'k Release,
 ) -> Result<Vec<&'k Release>, Refused> {
     let mut out = vec![];
-    let lines: Vec<Minor> = lh.lines().into_iter().filter(|l| from.minor < *l && *l < to.minor).collect();
+    let lines: Vec<Minor> =
+        lh.lines().into_iter().filter(|l| from.minor < *l && *l < to.minor).collect();
     for line in lines {
         if let Some(e) = lh.newest_of(line) {
             out.push(e.parsed().map_err(|e| Refused::Invalid {
@@ -201,7 +206,9 @@ fn compiled(source: &Source) -> Result<(Facts, BTreeSet<String>), Refused> {
         Some(output) if !errors => {
             let (checked, _) = crate::check(source);
             let written = checked
-                .and_then(|(file, _)| file.longhorn.map(|l| l.settings.keys().map(|k| k.to_string()).collect()))
+                .and_then(|(file, _)| {
+                    file.longhorn.map(|l| l.settings.keys().map(|k| k.to_string()).collect())
+                })
                 .unwrap_or_default();
             Ok((output.plan.facts, written))
         }

@@ -45,7 +45,8 @@ impl Leaf {
             Place::Settings => "settings".into(),
             Place::Values => "values".into(),
         });
-        let (key, parents) = self.at.split_last().map_or((String::new(), &[][..]), |(k, p)| (k.clone(), p));
+        let (key, parents) =
+            self.at.split_last().map_or((String::new(), &[][..]), |(k, p)| (k.clone(), p));
         table.extend(parents.iter().cloned());
         (table, key)
     }
@@ -67,7 +68,8 @@ pub(super) fn step(
         }
         let Ok(Some(m)) = knowledge.longhorn.moved(&dotted(&leaf.path), next) else { continue };
         if m.to.is_empty() {
-            let written = format!("{} = {}", leaf.at.last().map_or("", String::as_str), show(&leaf.value));
+            let written =
+                format!("{} = {}", leaf.at.last().map_or("", String::as_str), show(&leaf.value));
             let why = format!("Longhorn {} removed it: {}", m.since, m.note);
             remove(doc, &leaf, &format!("{label}: removed `{written}`: {why}"));
             edits.push(format!("removed {}: {why}", leaf.name()));
@@ -77,7 +79,8 @@ pub(super) fn step(
         let Some(value) = moves::translated(next, &steps, &leaf.value) else { continue };
         let since = steps.last().map_or(String::new(), |m| m.since.clone());
         let note = steps.iter().map(|m| m.note.as_str()).collect::<Vec<_>>().join("; ");
-        let written = format!("{} = {}", leaf.at.last().map_or("", String::as_str), show(&leaf.value));
+        let written =
+            format!("{} = {}", leaf.at.last().map_or("", String::as_str), show(&leaf.value));
         let comment = format!("{label}: was `{written}` before chart {since}");
         if let Some(place) = put(doc, next, &leaf, &to, &steps, value, &comment) {
             edits.push(format!("{} → {place} (chart {since}: {note})", leaf.name()));
@@ -108,7 +111,10 @@ fn drop_emptied(doc: &mut DocumentMut, before: &[Vec<String>]) {
         let Some((key, parent)) = path.split_last() else { continue };
         let Some(t) = as_table(doc, path) else { continue };
         let commented = |d: &toml_edit::Decor| {
-            [d.prefix(), d.suffix()].iter().flatten().any(|r| r.as_str().is_some_and(|s| s.contains('#')))
+            [d.prefix(), d.suffix()]
+                .iter()
+                .flatten()
+                .any(|r| r.as_str().is_some_and(|s| s.contains('#')))
         };
         if !t.is_empty() || commented(t.decor()) {
             continue;
@@ -221,7 +227,9 @@ fn put(
     // A setting (in the same table as the old one) or a values key.
     let (table, old_key) = leaf.table_and_key();
     let (new_table, new_key) = match (leaf.place, to) {
-        (Place::Settings, [first, key]) if first == "defaultSettings" => (table.clone(), key.clone()),
+        (Place::Settings, [first, key]) if first == "defaultSettings" => {
+            (table.clone(), key.clone())
+        }
         (Place::Settings, _) => {
             let mut t = vec!["longhorn".to_string(), "values".to_string()];
             t.extend(to[..to.len().saturating_sub(1)].iter().cloned());
@@ -237,7 +245,8 @@ fn put(
     let value = match &engine {
         // Into one engine's entry: the other engines keep what the file says for them.
         Some(e) => {
-            let current = table_at(doc, &new_table)?.get(&new_key).and_then(Item::as_value).map(to_json);
+            let current =
+                table_at(doc, &new_table)?.get(&new_key).and_then(Item::as_value).map(to_json);
             merge_engine(next, to, value, e, current)?
         }
         None => {
@@ -253,7 +262,9 @@ fn put(
         None => String::new(),
     };
     let place = match leaf.place {
-        Place::Settings if new_table == table => format!("{into}`{new_key}` in `[longhorn.settings]`"),
+        Place::Settings if new_table == table => {
+            format!("{into}`{new_key}` in `[longhorn.settings]`")
+        }
         _ => format!("{into}`{}` in `[longhorn.values]`", dotted(to)),
     };
     let target = table_at(doc, &new_table)?;
@@ -341,7 +352,13 @@ fn convert(
                 let full = format!("defaultSettings.{key}");
                 let taken: Vec<&String> = all
                     .iter()
-                    .filter(|m| m.to == full && prev.settings.get(m.from.trim_start_matches("defaultSettings.")).is_some())
+                    .filter(|m| {
+                        m.to == full
+                            && prev
+                                .settings
+                                .get(m.from.trim_start_matches("defaultSettings."))
+                                .is_some()
+                    })
                     .filter_map(|m| m.to_engine.as_ref())
                     .collect();
                 if taken.is_empty() {
@@ -418,7 +435,8 @@ fn rename(table: &mut dyn TableLike, old: &str, new: &str, value: Value, comment
     }
     for (i, (key, item)) in rest.into_iter().enumerate() {
         if i == 0 {
-            let prefix = key.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
+            let prefix =
+                key.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
             let mut renamed = Key::new(new);
             renamed.leaf_decor_mut().set_prefix(format!("{prefix}# {comment}\n"));
             let mut value = value.clone();
@@ -440,7 +458,12 @@ fn remove(doc: &mut DocumentMut, leaf: &Leaf, comment: &str) {
     let Some(t) = table_at(doc, &table) else { return };
     let keys: Vec<String> = t.iter().map(|(k, _)| k.to_string()).collect();
     let Some(at) = keys.iter().position(|k| *k == key) else { return };
-    let own = t.key(&key).and_then(|k| k.leaf_decor().prefix()).and_then(|p| p.as_str()).unwrap_or("").to_string();
+    let own = t
+        .key(&key)
+        .and_then(|k| k.leaf_decor().prefix())
+        .and_then(|p| p.as_str())
+        .unwrap_or("")
+        .to_string();
     let trailing = t
         .get(&key)
         .and_then(Item::as_value)
@@ -521,7 +544,9 @@ fn to_json(v: &Value) -> Json {
     match v {
         Value::String(s) => Json::String(s.value().clone()),
         Value::Integer(i) => Json::from(*i.value()),
-        Value::Float(f) => serde_json::Number::from_f64(*f.value()).map_or(Json::Null, Json::Number),
+        Value::Float(f) => {
+            serde_json::Number::from_f64(*f.value()).map_or(Json::Null, Json::Number)
+        }
         Value::Boolean(b) => Json::Bool(*b.value()),
         Value::Datetime(d) => Json::String(d.value().to_string()),
         Value::Array(a) => Json::Array(a.iter().map(to_json).collect()),

@@ -56,10 +56,8 @@ fn a_cluster_file_on_each_minor_line_upgrades_to_the_newest_release() {
         let comments = |s: &str| -> Vec<String> {
             s.lines().filter_map(|l| l.find('#').map(|i| l[i..].to_string())).collect()
         };
-        let mut kept: Vec<String> = comments(&upgraded)
-            .into_iter()
-            .filter(|c| !c.starts_with("# lhc upgrade"))
-            .collect();
+        let mut kept: Vec<String> =
+            comments(&upgraded).into_iter().filter(|c| !c.starts_with("# lhc upgrade")).collect();
         let mut had = comments(&input);
         kept.sort();
         had.sort();
@@ -77,10 +75,9 @@ fn a_cluster_file_on_each_minor_line_upgrades_to_the_newest_release() {
 /// Each `detach:` item names a chart key whose setting longhorn-manager applies only once
 /// volumes are detached in the step's release (the reference's `requires_detached`).
 fn detached_items_match_the_reference(case: &str, stdout: &str) {
-    let fixture: Value = serde_json::from_str(&read(
-        repo().join("tests/fixtures/longhorn/settings-upgrade.json"),
-    ))
-    .unwrap();
+    let fixture: Value =
+        serde_json::from_str(&read(repo().join("tests/fixtures/longhorn/settings-upgrade.json")))
+            .unwrap();
     let mut release = String::new();
     for line in stdout.lines() {
         if let Some(rest) = line.strip_prefix("step ") {
@@ -126,7 +123,11 @@ fn every_compat_file_upgrades_and_builds() {
         assert_eq!(out.code, 0, "{name}:\n{}{}", out.stdout, out.stderr);
         let text = read(t.path().join(name));
         if input.contains("[longhorn]") {
-            assert!(text.contains(&format!("version = \"{TARGET}\"")) || !input.contains("version = \"1."), "{name}");
+            assert!(
+                text.contains(&format!("version = \"{TARGET}\""))
+                    || !input.contains("version = \"1."),
+                "{name}"
+            );
         }
         t.run_args(&["build", name.as_str(), "-o", "out"]).code(0);
         upgraded += 1;
@@ -141,7 +142,11 @@ fn an_unknown_release_is_a_usage_error() {
     let t = Test::new().file("c.toml", OLD);
     let out = t.run_args(&["upgrade", "c.toml", "--to", "1.12.9"]);
     out.code(2);
-    assert!(out.stderr.contains("error[usage]: lhc knows no Longhorn release `1.12.9`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("error[usage]: lhc knows no Longhorn release `1.12.9`"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("1.5.0 to 1.12.1"), "{}", out.stderr);
     assert_eq!(read(t.path().join("c.toml")), OLD);
     t.run_args(&["upgrade", "c.toml"]).code(2);
@@ -153,7 +158,8 @@ fn a_downgrade_is_refused() {
     let out = t.run_args(&["upgrade", "c.toml", "--to", "1.8.2"]);
     out.code(1);
     assert!(
-        out.stderr.contains("error[chart-downgrade]: the Longhorn chart goes down from 1.9.2 to 1.8.2"),
+        out.stderr
+            .contains("error[chart-downgrade]: the Longhorn chart goes down from 1.9.2 to 1.8.2"),
         "{}",
         out.stderr
     );
@@ -189,9 +195,15 @@ fn a_step_the_checks_refuse_writes_nothing() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("error[missing-key]: missing required key `target` in [longhorn.backup]"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("error[missing-key]: missing required key `target` in [longhorn.backup]"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("--> c.toml (at 1.8.2):"), "{}", out.stderr);
     assert_eq!(read(t.path().join("c.toml")), text);
+    out.stderr_golden("commands/upgrade-stopped.stderr");
 }
 
 #[test]
@@ -256,10 +268,9 @@ fn the_renovate_preset_finds_the_longhorn_version() {
     assert_eq!(rule["matchDepNames"][0], "longhorn/longhorn");
     assert_eq!(rule["separateMinorPatch"], true);
     assert_eq!(rule["separateMultipleMinor"], true);
-    let files = regex::Regex::new(
-        &manager["managerFilePatterns"][0].as_str().unwrap().trim_matches('/').to_string(),
-    )
-    .unwrap();
+    let files =
+        regex::Regex::new(manager["managerFilePatterns"][0].as_str().unwrap().trim_matches('/'))
+            .unwrap();
     assert!(files.is_match("clusters/prod.toml") && !files.is_match("values.yaml"));
     let find = regex::Regex::new(manager["matchStrings"][0].as_str().unwrap()).unwrap();
     let mut inputs: Vec<String> = cases()
