@@ -62,7 +62,6 @@ pub const EMBEDDED: &[(&str, &str)] = embedded!(
     toml_data!(kubernetes::DISTRIBUTIONS_PATH, "kubernetes/distributions"),
     toml_data!(bench::PATH, "bench/tools"),
     toml_data!(nodes::PATH, "nodes/routes"),
-    toml_data!("data/longhorn/upgrades.toml", "longhorn/upgrades"),
 );
 
 /// The domain data. Longhorn's is loaded with it; Hetzner's catalogue and the benchmark tools

@@ -9,10 +9,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use crate::knowledge::longhorn::{Release, Setting, version_key};
-use crate::knowledge::{DataError, EMBEDDED};
+use crate::knowledge::DataError;
 use crate::plan::Facts;
 
 pub const NOTES_PATH: &str = "data/longhorn/upgrades.toml";
+
+/// The notes as JSON (`build.rs` converts every TOML file under `data/`).
+const NOTES: &str = include_str!(concat!(env!("OUT_DIR"), "/data/longhorn/upgrades.json"));
 
 /// What a checklist entry is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,13 +64,8 @@ pub fn notes() -> Result<Vec<Note>, DataError> {
     struct File {
         note: Vec<Note>,
     }
-    let text = EMBEDDED
-        .iter()
-        .find(|(p, _)| *p == NOTES_PATH)
-        .map(|(_, t)| *t)
-        .ok_or_else(|| DataError::new(NOTES_PATH, "not embedded"))?;
     let file: File =
-        serde_json::from_str(text).map_err(|e| DataError::new(NOTES_PATH, e.to_string()))?;
+        serde_json::from_str(NOTES).map_err(|e| DataError::new(NOTES_PATH, e.to_string()))?;
     for n in &file.note {
         if version_key(&n.since).is_none() || !matches!(n.kind.as_str(), "api" | "config") {
             return Err(DataError::new(NOTES_PATH, format!("bad entry since {}", n.since)));
