@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::knowledge::longhorn::{Release, Setting, version_key};
 use crate::knowledge::DataError;
+use crate::knowledge::longhorn::{Release, Setting, version_key};
 use crate::plan::Facts;
 
 pub const NOTES_PATH: &str = "data/longhorn/upgrades.toml";

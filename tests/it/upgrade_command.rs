@@ -291,3 +291,41 @@ fn the_renovate_preset_finds_the_longhorn_version() {
     let other = "[longhorn]\nnamespace = \"lh\"\n\n[node_config]\nversion = \"1.10.0\"\n";
     assert!(find.captures(other).is_none());
 }
+
+/// A new release is a new row everywhere: `lhc versions` lists exactly the releases of
+/// `data/longhorn/releases/index.json`, `lhc upgrade` reaches each of them, and the profiles
+/// that pin a release pin the newest.
+#[test]
+fn every_release_of_the_data_is_listed_reached_and_the_profiles_pin_the_newest() {
+    let index: Value =
+        serde_json::from_str(&read(repo().join("data/longhorn/releases/index.json"))).unwrap();
+    let releases: Vec<String> = index["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["release"].as_str().unwrap().to_string())
+        .collect();
+    let t = Test::new().file("c.toml", &OLD.replace("1.9.2", &releases[0]));
+    let versions = t.run_args(&["versions", "--format", "json"]);
+    let listed: Value = serde_json::from_str(&versions.stdout).unwrap();
+    let charts: Vec<String> = listed["longhorn"]["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(charts, releases);
+    let newest = releases.last().unwrap();
+    assert_eq!(listed["longhorn"]["default"], newest.as_str());
+    for r in &releases[1..] {
+        let out = t.run_args(&["upgrade", "c.toml", "--to", r.as_str(), "--check"]);
+        assert_eq!(out.code, 1, "{r}: reachable from {}:\n{}", releases[0], out.stderr);
+    }
+    for entry in std::fs::read_dir(repo().join("profiles")).unwrap() {
+        let path = entry.unwrap().path();
+        let doc: toml_edit::DocumentMut = read(&path).parse().unwrap();
+        if let Some(v) = doc.get("longhorn").and_then(|l| l.get("version")) {
+            assert_eq!(v.as_str(), Some(newest.as_str()), "{}", path.display());
+        }
+    }
+}
