@@ -56,8 +56,11 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
     };
     let mut out = Outcome::default();
     let name = source.name();
-    out.print(&report(&name, &upgrade));
     let changed = upgrade.text != source.text;
+    if !ui.human() {
+        return json(ui, options, &name, &source, &upgrade);
+    }
+    out.print(&report(&name, &upgrade));
     if options.dry_run && changed {
         let diff = similar::TextDiff::from_lines(source.text.as_str(), upgrade.text.as_str());
         out.print("\n");
@@ -79,7 +82,7 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
         return out;
     }
     if changed {
-        if let Err(d) = write(&options.file, &upgrade.text) {
+        if let Err(d) = write_file(&options.file, &upgrade.text) {
             out.diagnostics(ui, &[*d], None);
             out.code = FAILED;
             return out;
@@ -141,8 +144,54 @@ pub fn report(name: &str, u: &Upgrade) -> String {
     text
 }
 
+/// The steps, the checklists and the diff with `--message-format json`: one object,
+/// `{"file","from","to","steps":[{"from","to","file":[…],"checklist":[{"kind","text"}]}],"changed","written","diff"}`.
+fn json(ui: &Ui, options: &Options, name: &str, source: &Source, u: &Upgrade) -> Outcome {
+    let mut out = Outcome::default();
+    let changed = u.text != source.text;
+    let steps: Vec<serde_json::Value> = u
+        .steps
+        .iter()
+        .map(|s| {
+            let items: Vec<serde_json::Value> = s
+                .checklist
+                .iter()
+                .map(|i| serde_json::json!({ "kind": i.kind.label(), "text": i.text }))
+                .collect();
+            serde_json::json!({ "from": s.from, "to": s.to, "file": s.edits, "checklist": items })
+        })
+        .collect();
+    let write = changed && !options.check && !options.dry_run;
+    if write {
+        if let Err(d) = write_file(&options.file, &u.text) {
+            out.diagnostics(ui, &[*d], None);
+            out.code = FAILED;
+            return out;
+        }
+    }
+    let diff = (options.dry_run && changed).then(|| {
+        similar::TextDiff::from_lines(source.text.as_str(), u.text.as_str())
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string()
+    });
+    let value = serde_json::json!({
+        "file": name,
+        "from": u.from,
+        "to": u.to,
+        "steps": steps,
+        "changed": changed,
+        "written": write,
+        "diff": diff,
+    });
+    out.print(&format!("{value}\n"));
+    out.code = if options.check && changed { INVALID } else { OK };
+    out
+}
+
 /// Writes the file in one rename, so that it is either the old or the new text.
-fn write(path: &Path, text: &str) -> Result<(), Box<Diagnostic>> {
+fn write_file(path: &Path, text: &str) -> Result<(), Box<Diagnostic>> {
     let tmp = path.with_file_name(format!(
         ".{}.lhc-upgrade",
         path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())

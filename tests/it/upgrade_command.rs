@@ -329,3 +329,18 @@ fn every_release_of_the_data_is_listed_reached_and_the_profiles_pin_the_newest()
         }
     }
 }
+
+/// `--message-format json`: stdout is one JSON object, the steps and checklists as data.
+#[test]
+fn json_output_is_one_object() {
+    let t = Test::new().file("c.toml", OLD);
+    let out = t.run_args(&["--message-format", "json", "upgrade", "c.toml", "--to", TARGET]);
+    out.code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["from"], "1.9.2");
+    assert_eq!(v["written"], true);
+    let steps: Vec<&str> =
+        v["steps"].as_array().unwrap().iter().map(|s| s["to"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["1.10.2", "1.11.3", "1.12.1"]);
+    assert!(read(t.path().join("c.toml")).contains("version = \"1.12.1\" # pinned"));
+}
