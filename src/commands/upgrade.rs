@@ -196,7 +196,13 @@ fn write_file(path: &Path, text: &str) -> Result<(), Box<Diagnostic>> {
         ".{}.lhc-upgrade",
         path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     ));
-    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    // The file keeps its permissions.
+    let result = std::fs::write(&tmp, text)
+        .and_then(|()| match std::fs::metadata(path) {
+            Ok(m) => std::fs::set_permissions(&tmp, m.permissions()),
+            Err(_) => Ok(()),
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         Box::new(super::cannot_write(path, &e))

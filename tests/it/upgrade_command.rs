@@ -344,3 +344,24 @@ fn json_output_is_one_object() {
     assert_eq!(steps, ["1.10.2", "1.11.3", "1.12.1"]);
     assert!(read(t.path().join("c.toml")).contains("version = \"1.12.1\" # pinned"));
 }
+
+/// The README's CI job for Renovate's branches is valid YAML, and its scripts pass shellcheck.
+#[test]
+fn the_readme_renovate_job_is_valid() {
+    let readme = read(repo().join("README.md"));
+    let section = readme.split("### Renovate\n").nth(1).unwrap();
+    let block = section.split("```yaml\n").nth(1).unwrap().split("```").next().unwrap();
+    let docs = crate::common::yaml_docs(block);
+    let steps = docs[0]["jobs"]["upgrade"]["steps"].as_array().unwrap();
+    let scripts: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(scripts.iter().any(|s| s.contains("lhc upgrade \"$f\" --to \"$to\"")), "{block}");
+    if !crate::common::have("shellcheck") {
+        return;
+    }
+    for script in scripts {
+        let t = Test::new().file("job.sh", &format!("#!/bin/bash\nset -euo pipefail\n{script}"));
+        let out =
+            std::process::Command::new("shellcheck").arg(t.path().join("job.sh")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
