@@ -230,12 +230,8 @@ fn put(
         (Place::Settings, [first, key]) if first == "defaultSettings" => {
             (table.clone(), key.clone())
         }
-        (Place::Settings, _) => {
-            let mut t = vec!["longhorn".to_string(), "values".to_string()];
-            t.extend(to[..to.len().saturating_sub(1)].iter().cloned());
-            (t, to.last()?.clone())
-        }
-        (Place::Values, _) => {
+        // Elsewhere in the values tree.
+        _ => {
             let mut t = vec!["longhorn".to_string(), "values".to_string()];
             t.extend(to[..to.len().saturating_sub(1)].iter().cloned());
             (t, to.last()?.clone())
@@ -250,7 +246,8 @@ fn put(
             merge_engine(next, to, value, e, current)?
         }
         None => {
-            if table_at(doc, &new_table)?.contains_key(&new_key) && new_key != old_key {
+            // The new key is written too: it wins, and the checks report the old one.
+            if table_at(doc, &new_table)?.contains_key(&new_key) {
                 return None;
             }
             value
@@ -399,7 +396,7 @@ fn convert(
         let comment = format!("{label}: was `{written}` ({why})");
         if let Some(t) = table_at(doc, &table) {
             rename(t, &own, &own, new_value, &comment);
-            edits.push(format!("{} converted to `{}` ({why})", leaf.name(), show_toml(&value)));
+            edits.push(format!("{} converted to `{}` ({why})", leaf.name(), show(&value)));
         }
     }
     edits
@@ -594,8 +591,4 @@ fn text(v: &Json) -> String {
 /// A value as the cluster file writes it.
 fn show(v: &Json) -> String {
     from_json(v).map_or_else(|| v.to_string(), |t| t.to_string().trim().to_string())
-}
-
-fn show_toml(v: &Json) -> String {
-    show(v)
 }
