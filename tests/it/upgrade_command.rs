@@ -260,6 +260,30 @@ fn the_api_notes_match_the_releases_crds() {
 #[test]
 fn the_renovate_preset_finds_the_longhorn_version() {
     let preset: Value = serde_json::from_str(&read(repo().join("renovate/lhc.json"))).unwrap();
+    // Renovate's own schema (the part the preset uses, vendored from its npm package): the
+    // preset, and each package rule's options as Renovate types them at the top level.
+    let schema = "schemas/renovate/renovate-schema.json";
+    let known: Value = serde_json::from_str(&read(repo().join(schema))).unwrap();
+    for key in preset.as_object().unwrap().keys().filter(|k| *k != "$schema") {
+        assert!(known["properties"].get(key).is_some(), "{key} is not in {schema}");
+    }
+    crate::common::validate_json(&preset, schema).unwrap();
+    for rule in preset["packageRules"].as_array().unwrap() {
+        let options: serde_json::Map<String, Value> = rule
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| !k.starts_with("match") && *k != "description")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for key in options.keys() {
+            assert!(known["properties"].get(key).is_some(), "{key} is not in {schema}");
+        }
+        crate::common::validate_json(&Value::Object(options), schema).unwrap();
+    }
+    let mut wrong = preset.clone();
+    wrong["customManagers"][0]["customType"] = "regexp".into();
+    assert!(crate::common::validate_json(&wrong, schema).is_err(), "the schema is strict enough");
     let manager = &preset["customManagers"][0];
     assert_eq!(manager["customType"], "regex");
     assert_eq!(manager["datasourceTemplate"], "github-releases");
