@@ -204,9 +204,7 @@ fn put(
             return None;
         }
         target.insert(key, Item::Value(from_json(&value)?));
-        if let Some(mut k) = target.key_mut(key) {
-            k.leaf_decor_mut().set_prefix(format!("# {comment}\n"));
-        }
+        annotate(doc, &tables, key, comment);
         if let Some(t) = as_table(doc, &tables) {
             if t.position().is_none() {
                 t.set_implicit(false);
@@ -271,18 +269,14 @@ fn put(
         let decor = v.decor().clone();
         *v = new_value;
         *v.decor_mut() = decor;
-        if let Some(mut k) = target.key_mut(&new_key) {
-            let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
-            k.leaf_decor_mut().set_prefix(format!("{prefix}# {comment}\n"));
-        }
+        annotate(doc, &new_table, &new_key, comment);
         remove(doc, leaf, "");
     } else if new_table == table {
-        rename(target, &old_key, &new_key, new_value, comment);
+        rename(target, &old_key, &new_key, new_value);
+        annotate(doc, &new_table, &new_key, comment);
     } else {
         target.insert(&new_key, Item::Value(new_value));
-        if let Some(mut k) = target.key_mut(&new_key) {
-            k.leaf_decor_mut().set_prefix(format!("# {comment}\n"));
-        }
+        annotate(doc, &new_table, &new_key, comment);
         remove(doc, leaf, "");
     }
     Some(place)
@@ -395,7 +389,8 @@ fn convert(
         let written = format!("{own} = {}", show(&leaf.value));
         let comment = format!("{label}: was `{written}` ({why})");
         if let Some(t) = table_at(doc, &table) {
-            rename(t, &own, &own, new_value, &comment);
+            rename(t, &own, &own, new_value);
+            annotate(doc, &table, &own, &comment);
             edits.push(format!("{} converted to `{}` ({why})", leaf.name(), show(&value)));
         }
     }
@@ -416,9 +411,30 @@ fn typed(setting: &Setting, v: &str) -> Json {
     }
 }
 
-/// Replaces `old` by `new` at the same place in its table, the old key's comments kept and
-/// `comment` added above it.
-fn rename(table: &mut dyn TableLike, old: &str, new: &str, value: Value, comment: &str) {
+/// Adds a comment line above a key; in an inline table (where a comment would need TOML 1.1),
+/// above the key of the outermost inline table instead.
+fn annotate(doc: &mut DocumentMut, table: &[String], key: &str, comment: &str) {
+    let (table, key) = anchor(doc, table, key);
+    let Some(t) = table_at(doc, &table) else { return };
+    if let Some(mut k) = t.key_mut(&key) {
+        let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
+        k.leaf_decor_mut().set_prefix(format!("{prefix}# {comment}\n"));
+    }
+}
+
+/// Where a comment about `key` of `table` can go: the key itself in a standard table, else the
+/// key of the outermost inline table on the way, in its standard table.
+fn anchor(doc: &mut DocumentMut, table: &[String], key: &str) -> (Vec<String>, String) {
+    for i in 0..table.len() {
+        if as_table(doc, &table[..=i]).is_none() {
+            return (table[..i].to_vec(), table[i].clone());
+        }
+    }
+    (table.to_vec(), key.to_string())
+}
+
+/// Replaces `old` by `new` at the same place in its table, the old key's comments kept.
+fn rename(table: &mut dyn TableLike, old: &str, new: &str, value: Value) {
     let keys: Vec<String> = table.iter().map(|(k, _)| k.to_string()).collect();
     let Some(at) = keys.iter().position(|k| k == old) else { return };
     let mut rest = vec![];
@@ -435,7 +451,7 @@ fn rename(table: &mut dyn TableLike, old: &str, new: &str, value: Value, comment
             let prefix =
                 key.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
             let mut renamed = Key::new(new);
-            renamed.leaf_decor_mut().set_prefix(format!("{prefix}# {comment}\n"));
+            renamed.leaf_decor_mut().set_prefix(prefix);
             let mut value = value.clone();
             if let Some(old_value) = item.as_value() {
                 *value.decor_mut() = old_value.decor().clone();
@@ -475,6 +491,21 @@ fn remove(doc: &mut DocumentMut, leaf: &Leaf, comment: &str) {
     }
     // A removed key's own trailing comment stays, on a line of its own.
     let text = if comment.is_empty() { own } else { format!("{own}# {comment}\n{trailing}") };
+    if !header {
+        // An inline table: the comment goes above it.
+        let (table, key) = anchor(doc, &table, &key);
+        if let Some(mut k) = table_at(doc, &table).and_then(|t| t.key_mut(&key)) {
+            let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();
+            let lines: String = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with('#'))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            k.leaf_decor_mut().set_prefix(format!("{prefix}{lines}"));
+        }
+        return;
+    }
     if let Some(next) = keys.get(at + 1) {
         if let Some(mut k) = t.key_mut(next) {
             let prefix = k.leaf_decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_string();

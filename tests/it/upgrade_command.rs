@@ -389,3 +389,19 @@ fn the_readme_renovate_job_is_valid() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// In an inline table a comment would need TOML 1.1: it goes above the table's key instead.
+#[test]
+fn comments_about_an_inline_table_go_above_it() {
+    let text = "[cluster]\nname = \"c\"\nkubernetes = \"1.28\"\n\n[longhorn]\nversion = \"1.8.2\"\nsettings = { storageOverProvisioningPercentage = 150, orphanAutoDeletion = true, logLevel = \"Info\" }\n";
+    let t = Test::new().file("c.toml", text);
+    t.run_args(&["upgrade", "c.toml", "--to", "1.9.2"]).code(0);
+    let got = read(t.path().join("c.toml"));
+    let settings = got.lines().find(|l| l.starts_with("settings = ")).unwrap();
+    assert_eq!(
+        settings,
+        "settings = { storageOverProvisioningPercentage = 150, orphanResourceAutoDeletion = \"replica-data\", logLevel = \"Info\" }"
+    );
+    assert!(got.contains("# lhc upgrade 1.8.2 → 1.9.2: was `orphanAutoDeletion = true`"), "{got}");
+    assert!(!settings.contains('#'));
+}
