@@ -431,6 +431,8 @@ pub enum Message {
     CannotWrite { path: String, reason: String },
     #[error("{0}")]
     Usage(String),
+    #[error("{file} upgraded to Longhorn {version} would not pass the checks; nothing was written")]
+    UpgradeStopped { file: String, version: String },
     #[error("{folder} {}", if *never_built { "holds no build yet" } else { "is stale: it is not what the cluster file produces" })]
     StaleOutput { folder: String, never_built: bool },
     #[error("{file} has no manifests to render")]
@@ -695,6 +697,7 @@ codes! {
     CannotRead => "cannot-read",
     CannotWrite => "cannot-write",
     Usage => "usage",
+    UpgradeStopped => "upgrade-stopped",
     StaleOutput => "stale-output",
     NoManifests => "no-manifests",
     KubernetesMismatch => "kubernetes-version-mismatch",

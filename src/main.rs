@@ -254,6 +254,22 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Move a cluster file to a newer Longhorn release, one minor line at a time: keys that
+    /// moved go to their new place, removed keys are deleted with a comment, and each step
+    /// prints a checklist of what the file cannot do. Writes the file in place, or nothing.
+    Upgrade {
+        /// The cluster file.
+        file: PathBuf,
+        /// The Longhorn release to reach (`lhc versions` lists them).
+        #[arg(long, value_name = "VERSION")]
+        to: String,
+        /// Write nothing; exit 1 when the file would change.
+        #[arg(long)]
+        check: bool,
+        /// Write nothing; print the unified diff of the cluster file.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
         /// Output format [default: text; json with `--message-format json`].
@@ -403,6 +419,9 @@ fn main() -> ExitCode {
             &Ui { color: false, ..ui },
             commands::init::Options { name: name.or(name_flag), profile, output, force, list },
         ),
+        Command::Upgrade { file, to, check, dry_run } => {
+            commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
+        }
         Command::Versions { format, json } => {
             let json = json
                 || format.unwrap_or(if machine {

@@ -14,6 +14,7 @@ pub mod render;
 pub mod report;
 pub mod schema;
 pub mod units;
+pub mod upgrade;
 pub mod vars;
 pub mod versions;
 

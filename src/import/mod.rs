@@ -26,7 +26,7 @@ mod gitops;
 mod install;
 mod leaves;
 mod live;
-mod moves;
+pub(crate) mod moves;
 mod nodes;
 mod objects;
 mod settings;

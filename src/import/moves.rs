@@ -78,7 +78,7 @@ pub(crate) fn apply(
 }
 
 /// Whether the release has the path: a setting, or a values key or map.
-fn exists(release: &Release, path: &[String]) -> bool {
+pub(crate) fn exists(release: &Release, path: &[String]) -> bool {
     match path {
         [first, key] if first == "defaultSettings" => release.settings.contains_key(key),
         _ => release.has_path(path),
@@ -87,7 +87,7 @@ fn exists(release: &Release, path: &[String]) -> bool {
 
 /// Where a path went, through every move up to the release, and the moves on the way; `None`
 /// when it was removed, or no move is known.
-fn destination<'k>(
+pub(crate) fn destination<'k>(
     knowledge: &'k Knowledge,
     release: &Release,
     path: &[String],
@@ -114,7 +114,7 @@ fn destination<'k>(
 /// engine's entry of a per-engine setting written as that setting's whole object (the other
 /// engines at their defaults). `None` when a move changed the meaning and has no translation
 /// for the value.
-fn translated(release: &Release, steps: &[&Move], value: &Json) -> Option<Json> {
+pub(crate) fn translated(release: &Release, steps: &[&Move], value: &Json) -> Option<Json> {
     let mut value = value.clone();
     for m in steps {
         if !m.values.is_empty() {

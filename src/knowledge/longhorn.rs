@@ -28,6 +28,7 @@ pub const MOVES_PATH: &str = "data/longhorn/moves.toml";
 pub const BEHAVIOUR_PATH: &str = "data/longhorn/behaviour.toml";
 pub const QUIRKS_PATH: &str = "data/longhorn/quirks.toml";
 pub const PARAMETERS_PATH: &str = "data/longhorn/storageclass-parameters.toml";
+pub const UPGRADE_NOTES_PATH: &str = "data/longhorn/upgrades.toml";
 
 /// The path of a release's data file.
 pub fn release_path(version: &str) -> String {
@@ -46,6 +47,7 @@ pub struct Longhorn {
     quirks: Vec<Quirk>,
     moves: Lazy<Vec<Move>>,
     parameters: Lazy<Parameters>,
+    upgrade_notes: Lazy<Vec<UpgradeNote>>,
 }
 
 /// A data file parsed when first needed.
@@ -305,6 +307,17 @@ pub struct RecurringJobFacts {
     pub spec_fields: Vec<String>,
 }
 
+/// One entry of `data/longhorn/upgrades.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpgradeNote {
+    pub since: String,
+    /// `api` (a CRD or API change) or `config` (a note on the configuration).
+    pub kind: String,
+    pub text: String,
+    pub source: String,
+}
+
 /// A values key that moved, was renamed or removed (`moves.toml`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Move {
@@ -557,6 +570,7 @@ impl Longhorn {
             quirks: quirks.quirk,
             moves: Lazy::new(MOVES_PATH, file(MOVES_PATH)?),
             parameters: Lazy::new(PARAMETERS_PATH, file(PARAMETERS_PATH)?),
+            upgrade_notes: Lazy::new(UPGRADE_NOTES_PATH, file(UPGRADE_NOTES_PATH)?),
         })
     }
 
@@ -634,6 +648,25 @@ impl Longhorn {
         self.parameters.get(super::json)
     }
 
+    /// Longhorn's CRD and API changes and upgrade notes that concern a cluster's configuration,
+    /// curated with their sources (`lhc upgrade` prints them in the step that reaches `since`).
+    pub fn upgrade_notes(&self) -> Result<&[UpgradeNote], DataError> {
+        #[derive(Deserialize)]
+        struct NotesFile {
+            note: Vec<UpgradeNote>,
+        }
+        let notes = self.upgrade_notes.get(|path, text| {
+            let file = super::json::<NotesFile>(path, text)?;
+            match file.note.iter().find(|n| {
+                version_key(&n.since).is_none() || !matches!(n.kind.as_str(), "api" | "config")
+            }) {
+                Some(n) => Err(DataError::new(path, format!("bad entry since {}", n.since))),
+                None => Ok(file.note),
+            }
+        })?;
+        Ok(notes.as_slice())
+    }
+
     /// The releases that have a `defaultSettings` key, oldest first.
     pub fn releases_with_setting(&self, key: &str) -> Result<Vec<&Release>, DataError> {
         let mut out = vec![];
@@ -665,6 +698,7 @@ impl Longhorn {
         }
         self.moves()?;
         self.parameters()?;
+        self.upgrade_notes()?;
         Ok(())
     }
 }

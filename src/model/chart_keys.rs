@@ -368,3 +368,37 @@ pub fn superseded(path: &str, has: &dyn Fn(&str) -> bool) -> bool {
 pub fn covers(prefix: &str, path: &str) -> bool {
     path == prefix || path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('.'))
 }
+
+/// The first-class key that writes a values path, when it is one key of one table (`target` in
+/// `[longhorn.backup]` → (`["longhorn", "backup"]`, `target`)): where `lhc upgrade` moves a key
+/// whose new place has a first-class spelling. `None` for a whole table or a key that also
+/// needs a value.
+pub fn first_class_key(path: &str) -> Option<(Vec<&'static str>, &'static str)> {
+    let (_, how) = FIRST_CLASS.iter().find(|(p, _, _)| *p == path).map(|(p, h, _)| (*p, *h))?;
+    let rest = how.strip_prefix('`')?;
+    let (key, rest) = rest.split_once("` in `[")?;
+    let table = rest.strip_suffix("]`")?;
+    let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let tables: Vec<&str> = table.split('.').collect();
+    (plain(key) && tables.iter().all(|t| plain(t))).then_some((tables, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_first_class_key_is_one_key_of_one_table() {
+        let got = first_class_key("defaultSettings.backupstorePollInterval");
+        assert_eq!(got, Some((vec!["longhorn", "backup"], "poll_interval")));
+        assert_eq!(first_class_key("defaultBackupStore"), None, "a whole table");
+        assert_eq!(first_class_key("openshift.enabled"), None, "a key with its value");
+        assert_eq!(first_class_key("networkPolicies.type"), None, "a key with a condition");
+        // Exactly the entries spelt "`key` in `[table]`".
+        for (path, how, _) in FIRST_CLASS {
+            let one = how.starts_with('`') && how.ends_with("]`") && how.matches('`').count() == 4;
+            let one = one && !how.contains('=') && how.contains("` in `[");
+            assert_eq!(first_class_key(path).is_some(), one, "{path}: {how}");
+        }
+    }
+}

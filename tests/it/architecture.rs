@@ -31,6 +31,7 @@ const ORDER: &[&str] = &[
     "results",
     "lib",
     "import",
+    "upgrade",
     "commands",
 ];
 

@@ -217,6 +217,7 @@ fn a_release_is_added_from_its_chart_and_manager_source() {
     let before = snapshot(&root);
 
     // Bad input: a clear error, exit 2, nothing written.
+    let (chart3, _) = other_release(&dir.path().join("9.9.2"), "9.9.2", "backupTarget");
     for (args, says) in [
         (vec!["add", "9.9.2", "--chart", &manager, "--manager", &manager], "is not a Helm chart"),
         (vec!["add", "9.9.0", "--chart", &chart, "--manager", &manager], "already here"),
@@ -230,6 +231,11 @@ fn a_release_is_added_from_its_chart_and_manager_source() {
             "longhorn-manager v9.9.0, but --chart is chart 9.9.1",
         ),
         (vec!["add", "9.9.2", "--chart", &chart2, "--manager", &manager2], "is chart 9.9.1"),
+        // A manager at another tag than the chart, when adding too (not only with --check).
+        (
+            vec!["add", "9.9.2", "--chart", &chart3, "--manager", &manager],
+            "longhorn-manager v9.9.0, but --chart is chart 9.9.2",
+        ),
     ] {
         let mut args = args.clone();
         args.extend(["--helm", helm.as_str()]);

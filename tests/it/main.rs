@@ -27,6 +27,7 @@ mod recurring;
 mod report;
 mod report_parsers;
 mod upgrade;
+mod upgrade_command;
 mod verdicts;
 mod yaml;
 mod yaml11;
