@@ -247,16 +247,12 @@ fn yaml_filter(value: Value) -> Result<String, Error> {
     }
 }
 
-/// A mapping key as YAML: bare when it is plainly a key (`numberOfReplicas`), quoted otherwise.
+/// A mapping key as YAML ([`crate::yaml::key`]); a number or boolean as the `yaml` filter writes it.
 fn yaml_key_filter(value: Value) -> Result<String, Error> {
-    let s = value.as_str().unwrap_or_default();
-    let bare = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'))
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if bare { Ok(s.to_string()) } else { yaml_filter(value) }
+    match value.as_str() {
+        Some(s) => Ok(crate::yaml::key(s)),
+        None => yaml_filter(value),
+    }
 }
 
 /// A string as one shell word, single-quoted.

@@ -248,17 +248,9 @@ pub(crate) fn object(
             unexplained: false,
         }];
     };
-    let a = json_leaves(input);
-    let b = json_leaves(output);
-    let mut paths: Vec<&Vec<String>> = a.keys().chain(b.keys()).collect();
-    paths.sort();
-    paths.dedup();
+    let (a, b) = (json_leaves(input), json_leaves(output));
     let mut out = vec![];
-    for path in paths {
-        let (i, o) = (a.get(path), b.get(path));
-        if i == o {
-            continue;
-        }
+    for (path, i, o) in differing(&a, &b) {
         let key = path.join(".");
         if key == "parameters.recurringJobSelector" {
             let set = |v: Option<&Json>| -> Option<Vec<String>> {
@@ -369,17 +361,9 @@ pub(crate) fn gitops(
     output: Option<&Json>,
     removed: &Removed,
 ) -> Vec<Difference> {
-    let a = json_leaves(input);
-    let b = output.map(json_leaves).unwrap_or_default();
-    let mut paths: Vec<&Vec<String>> = a.keys().chain(b.keys()).collect();
-    paths.sort();
-    paths.dedup();
+    let (a, b) = (json_leaves(input), output.map(json_leaves).unwrap_or_default());
     let mut out = vec![];
-    for path in paths {
-        let (i, o) = (a.get(path), b.get(path));
-        if i == o {
-            continue;
-        }
+    for (path, i, o) in differing(&a, &b) {
         let key = path.join(".");
         let mut d = Difference {
             scope: scope.clone(),
@@ -417,4 +401,15 @@ pub(crate) fn gitops(
         out.push(d);
     }
     out
+}
+
+/// The leaves where two objects differ, by path, with each side's value.
+fn differing<'a>(
+    a: &'a BTreeMap<Vec<String>, Json>,
+    b: &'a BTreeMap<Vec<String>, Json>,
+) -> Vec<(&'a Vec<String>, Option<&'a Json>, Option<&'a Json>)> {
+    let mut paths: Vec<&Vec<String>> = a.keys().chain(b.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    paths.into_iter().map(|p| (p, a.get(p), b.get(p))).filter(|(_, i, o)| i != o).collect()
 }

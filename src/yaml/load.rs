@@ -625,29 +625,7 @@ impl<'t> Loader<'t> {
                 out.push((key, value));
                 continue;
             }
-            let sources = match value.value {
-                Value::Map(_) => vec![value],
-                Value::Seq(items) => items,
-                _ => {
-                    let message =
-                        format!("`<<` merges a mapping into this one, not {}", value.kind());
-                    let e = YamlError::new(ErrorKind::InvalidMerge, value.span.clone(), message)
-                        .help(
-                            "give `<<` an alias of a mapping (`<<: *defaults`) or a list of them",
-                        );
-                    self.error(e);
-                    continue;
-                }
-            };
-            for source in sources {
-                let kind = source.kind();
-                let Value::Map(source_entries) = source.value else {
-                    let message = format!("`<<` merges mappings; this item is {kind}");
-                    let e = YamlError::new(ErrorKind::InvalidMerge, source.span, message)
-                        .help("list only mappings (or aliases of mappings) after `<<`");
-                    self.error(e);
-                    continue;
-                };
+            for source_entries in self.merge_sources(value, false) {
                 for (k, v) in source_entries {
                     let id = KeyId::of(&k);
                     if !explicit.contains_key(&id) && merged.insert(id) {
@@ -1097,6 +1075,37 @@ impl Loader<'_> {
         node.value = Value::String(text);
     }
 
+    /// The mappings a `<<` merges, in the order given (`reversed`: last first), each that is not
+    /// a mapping reported and left out.
+    fn merge_sources(&mut self, value: Node, reversed: bool) -> Vec<Vec<(Node, Node)>> {
+        let sources = match value.value {
+            Value::Map(_) => vec![value],
+            Value::Seq(items) if reversed => items.into_iter().rev().collect(),
+            Value::Seq(items) => items,
+            _ => {
+                let message = format!("`<<` merges a mapping into this one, not {}", value.kind());
+                let e = YamlError::new(ErrorKind::InvalidMerge, value.span.clone(), message)
+                    .help("give `<<` an alias of a mapping (`<<: *defaults`) or a list of them");
+                self.error(e);
+                return vec![];
+            }
+        };
+        let mut out = Vec::with_capacity(sources.len());
+        for source in sources {
+            let kind = source.kind();
+            match source.value {
+                Value::Map(entries) => out.push(entries),
+                _ => {
+                    let message = format!("`<<` merges mappings; this item is {kind}");
+                    let e = YamlError::new(ErrorKind::InvalidMerge, source.span, message)
+                        .help("list only mappings (or aliases of mappings) after `<<`");
+                    self.error(e);
+                }
+            }
+        }
+        out
+    }
+
     /// go-yaml v2's merge: entries in the order written, each setting its key, a `<<` setting
     /// every key of its mappings (of a list's, the first mapping's last, so that it wins). A
     /// merge overrides a key written before it: a warning there, as YAML's merge key and
@@ -1120,29 +1129,7 @@ impl Loader<'_> {
                 out.push(Some((key, value)));
                 continue;
             }
-            let sources = match value.value {
-                Value::Map(_) => vec![value],
-                Value::Seq(items) => items.into_iter().rev().collect(),
-                _ => {
-                    let message =
-                        format!("`<<` merges a mapping into this one, not {}", value.kind());
-                    let e = YamlError::new(ErrorKind::InvalidMerge, value.span.clone(), message)
-                        .help(
-                            "give `<<` an alias of a mapping (`<<: *defaults`) or a list of them",
-                        );
-                    self.error(e);
-                    continue;
-                }
-            };
-            for source in sources {
-                let kind = source.kind();
-                let Value::Map(source_entries) = source.value else {
-                    let message = format!("`<<` merges mappings; this item is {kind}");
-                    let e = YamlError::new(ErrorKind::InvalidMerge, source.span, message)
-                        .help("list only mappings (or aliases of mappings) after `<<`");
-                    self.error(e);
-                    continue;
-                };
+            for source_entries in self.merge_sources(value, true) {
                 for (k, v) in source_entries {
                     let id = KeyId::of(&k);
                     if let Some((slot, written)) = slots.remove(&id) {
