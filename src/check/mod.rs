@@ -56,6 +56,17 @@ pub struct Resolved {
     pub benchmark: Option<BenchFacts>,
     /// The node-configuration routes and what they need.
     pub routes: RouteFacts,
+    /// Each `[[storage_class]]` lowered, in the file's order (empty when Longhorn is off).
+    pub classes: Vec<LoweredClass>,
+}
+
+/// A class as Longhorn receives it, worked out once: the parameters lhc writes
+/// ([`classes::written_parameters`]) and the nodes that can hold its replicas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoweredClass {
+    pub parameters: Vec<(String, String)>,
+    /// How many nodes can hold a replica of the class (of its data engine).
+    pub eligible_nodes: usize,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -127,8 +138,35 @@ pub fn check(
         disks: facts_disks,
         benchmark: bench,
         routes,
+        classes: vec![],
     };
-    (resolved, out)
+    let classes = match resolved.release {
+        Some(release) => file
+            .storage_classes
+            .iter()
+            .map(|class| {
+                let parameters = classes::written_parameters(file, class, &resolved);
+                let eligible_nodes = eligible_nodes(file, release, &parameters);
+                LoweredClass { parameters, eligible_nodes }
+            })
+            .collect(),
+        None => vec![],
+    };
+    (Resolved { classes, ..resolved }, out)
+}
+
+/// How many nodes can hold a replica of a class with these parameters (of its data engine).
+fn eligible_nodes(file: &ClusterFile, release: &Release, parameters: &[(String, String)]) -> usize {
+    let parameters: BTreeMap<String, String> = parameters.iter().cloned().collect();
+    let engine = match parameters.get("dataEngine").map(String::as_str) {
+        Some("v2") => crate::capacity::Engine::V2,
+        _ => crate::capacity::Engine::V1,
+    };
+    Scheduling::new(file, release).eligible_nodes_engine(
+        &crate::model::lowering::DISK_TAGS.list(&parameters),
+        &crate::model::lowering::NODE_TAGS.list(&parameters),
+        engine,
+    )
 }
 
 /// The capacity question the volume and benchmark rules judge: when there is something to

@@ -154,7 +154,7 @@ pub(super) fn of(
                 replicas: lowering::REPLICAS.count(&parameters),
                 disk_tags: lowering::DISK_TAGS.list(&parameters),
                 node_tags: lowering::NODE_TAGS.list(&parameters),
-                eligible_nodes: super::eligible(file, release, c),
+                eligible_nodes: c.eligible_nodes,
                 parameters,
             };
             (c.name.clone(), facts)

@@ -18,9 +18,9 @@ use serde::Serialize;
 
 pub use facts::Facts;
 
-use crate::check::{DiskFacts, Resolved, Scheduling};
+use crate::check::{DiskFacts, LoweredClass, Resolved};
 use crate::knowledge::longhorn::Release;
-use crate::model::{ClusterFile, Pool, StorageClass, defaults, lowering};
+use crate::model::{ClusterFile, Pool, StorageClass, defaults};
 
 /// How generated files describe where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -214,6 +214,8 @@ pub struct ClassPlan {
     pub binding: &'static str,
     pub expansion: bool,
     pub parameters: Vec<(String, String)>,
+    /// How many nodes can hold a replica of the class, for the facts.
+    pub eligible_nodes: usize,
 }
 
 /// The Longhorn CSI driver, the provisioner of every class lhc writes.
@@ -256,7 +258,7 @@ pub fn plan(
     let namespace = longhorn.as_ref().map_or(defaults::NAMESPACE, |l| l.namespace.as_str());
     let pools = plan_pools(file, &resolved.disks, release, resolved.provider);
     let classes: Vec<ClassPlan> = if release.is_some() {
-        file.storage_classes.iter().map(|c| plan_class(file, c, resolved)).collect()
+        file.storage_classes.iter().zip(&resolved.classes).map(|(c, l)| plan_class(c, l)).collect()
     } else {
         vec![]
     };
@@ -472,10 +474,10 @@ fn plan_longhorn(
     }
 }
 
-/// A class's StorageClass: its own parameters, or the ones the cluster has, while they mean
-/// the same ([`crate::check::classes::written_parameters`]).
-fn plan_class(file: &ClusterFile, class: &StorageClass, resolved: &Resolved) -> ClassPlan {
-    let parameters = crate::check::classes::written_parameters(file, class, resolved);
+/// A class's StorageClass, with the parameters check worked out for it
+/// ([`crate::check::LoweredClass`]).
+fn plan_class(class: &StorageClass, lowered: &LoweredClass) -> ClassPlan {
+    let parameters = lowered.parameters.clone();
     ClassPlan {
         no_substitution: parameters.iter().any(|(k, v)| k.contains("${") || v.contains("${")),
         name: class.name.to_string(),
@@ -484,20 +486,6 @@ fn plan_class(file: &ClusterFile, class: &StorageClass, resolved: &Resolved) -> 
         binding: class.binding().as_str(),
         expansion: class.expansion(),
         parameters,
+        eligible_nodes: lowered.eligible_nodes,
     }
-}
-
-/// How many nodes can hold a replica of each class (of its data engine), for the facts.
-pub(crate) fn eligible(file: &ClusterFile, release: Option<&Release>, class: &ClassPlan) -> usize {
-    let Some(release) = release else { return 0 };
-    let parameters: BTreeMap<String, String> = class.parameters.iter().cloned().collect();
-    let engine = match parameters.get("dataEngine").map(String::as_str) {
-        Some("v2") => crate::capacity::Engine::V2,
-        _ => crate::capacity::Engine::V1,
-    };
-    Scheduling::new(file, release).eligible_nodes_engine(
-        &lowering::DISK_TAGS.list(&parameters),
-        &lowering::NODE_TAGS.list(&parameters),
-        engine,
-    )
 }
