@@ -476,6 +476,18 @@ pub enum Message {
     #[error("{what} holds nothing lhc can import")]
     NothingToImport { what: String },
 
+    // --- status ------------------------------------------------------------------------------------
+    #[error("cannot read the cluster (`{command}`): {reason}")]
+    ClusterUnreadable { command: String, reason: String },
+    #[error("not a Kubernetes object: {what}")]
+    NotKubernetes { what: String },
+    #[error("{what} is in namespace `{namespace}`, not Longhorn's `{expected}`")]
+    OtherNamespace { what: String, namespace: String, expected: String },
+    #[error("{what} come from Longhorn {theirs}, but the cluster file is for {ours}")]
+    OtherRelease { what: String, theirs: String, ours: String },
+    #[error("{path} holds no object lhc status reads")]
+    EmptyDump { path: String },
+
     // --- gitops ------------------------------------------------------------------------------------
     #[error("`{key}` does nothing with `mode = \"{mode}\"`")]
     UnusedGitopsKey { key: String, mode: &'static str },
@@ -717,6 +729,11 @@ codes! {
     YamlLimit => "yaml-limit",
     YamlReading => "yaml-reading",
     NothingToImport => "nothing-to-import",
+    ClusterUnreadable => "cluster-unreadable",
+    NotKubernetes => "not-kubernetes",
+    OtherNamespace => "other-namespace",
+    OtherRelease => "other-release",
+    EmptyDump => "empty-dump",
     UnusedGitopsKey => "unused-gitops-key",
     GitopsField => "gitops-field",
     OutputCollision => "output-collision",

@@ -19,7 +19,8 @@
 //! [`import`] runs the other way: an existing installation's YAML (Helm values, Flux and Argo CD
 //! objects, StorageClasses, RecurringJobs, node state) into a cluster file, through the same
 //! checks, with every diagnostic at the input's own file and line. [`upgrade`] moves a cluster
-//! file to a newer Longhorn release, one minor line at a time, in the file's own text.
+//! file to a newer Longhorn release, one minor line at a time, in the file's own text. [`status`]
+//! compares a running cluster (or its dump) with the file's plan: Longhorn-aware drift.
 //!
 //! Beside the pipeline: [`commands`] (one module per `lhc` command, returning what to print and
 //! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
@@ -47,6 +48,7 @@ pub mod render;
 pub mod results;
 pub mod schema;
 pub mod source;
+pub mod status;
 pub mod substitute;
 pub mod upgrade;
 pub mod vars;

@@ -52,6 +52,12 @@ enum PlanFormat {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StatusFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ExitCodeStyle {
     Kubectl,
     Terraform,
@@ -270,6 +276,27 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Compare a running cluster with the cluster file, read-only: settings Longhorn did not
+    /// apply, disks and node tags, StorageClasses, RecurringJobs, the backup target, volumes and
+    /// the release; each finding with its cause and next step. Exit 0 in sync, 1 drift, 2 the
+    /// cluster could not be read.
+    Status {
+        /// The cluster file.
+        file: PathBuf,
+        /// Read `kubectl get … -o yaml` (or `-o json`) dumps in this folder instead of the
+        /// cluster (`$KUBECTL`, default `kubectl`).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+        /// Output format [default: table; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<StatusFormat>,
+        /// Write the commands that converge the cluster to this new shell script (never run by
+        /// lhc; an existing file is not replaced).
+        #[arg(long, value_name = "FILE")]
+        fix_script: Option<PathBuf>,
+        #[command(flatten)]
+        vars: VarArgs,
+    },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
         /// Output format [default: text; json with `--message-format json`].
@@ -419,6 +446,27 @@ fn main() -> ExitCode {
             &Ui { color: false, ..ui },
             commands::init::Options { name: name.or(name_flag), profile, output, force, list },
         ),
+        Command::Status { file, from, format, fix_script, vars } => match variables(&vars) {
+            Err(o) => o,
+            Ok(vars) => commands::status::run(
+                &ui,
+                commands::status::Options {
+                    file,
+                    from,
+                    format: match format.unwrap_or(if machine {
+                        StatusFormat::Json
+                    } else {
+                        StatusFormat::Table
+                    }) {
+                        StatusFormat::Table => commands::status::Format::Table,
+                        StatusFormat::Json => commands::status::Format::Json,
+                    },
+                    fix_script,
+                    kubectl: std::env::var("KUBECTL").ok(),
+                    vars,
+                },
+            ),
+        },
         Command::Upgrade { file, to, check, dry_run } => {
             commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
         }

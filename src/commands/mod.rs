@@ -13,6 +13,7 @@ pub mod plan;
 pub mod render;
 pub mod report;
 pub mod schema;
+pub mod status;
 pub mod units;
 pub mod upgrade;
 pub mod vars;

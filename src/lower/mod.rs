@@ -239,7 +239,7 @@ pub struct DiskConfig {
 }
 
 /// The first Longhorn release whose disks have `diskDriver`.
-const DISK_DRIVER_SINCE: crate::knowledge::Minor = crate::knowledge::Minor(1, 7);
+pub const DISK_DRIVER_SINCE: crate::knowledge::Minor = crate::knowledge::Minor(1, 7);
 
 /// `flux_vars` tells a text that holds Flux's variables (as [`crate::substitute`] filled them
 /// in), for the objects that must then let Flux substitute.

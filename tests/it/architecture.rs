@@ -32,6 +32,7 @@ const ORDER: &[&str] = &[
     "lib",
     "import",
     "upgrade",
+    "status",
     "commands",
 ];
 

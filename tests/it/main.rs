@@ -26,6 +26,7 @@ mod plan;
 mod recurring;
 mod report;
 mod report_parsers;
+mod status;
 mod upgrade;
 mod upgrade_command;
 mod verdicts;

@@ -1,0 +1,351 @@
+//! `lhc status`: the fixture dumps of `tests/status/v1.<minor>/` (written by hand from each
+//! release's CRDs, shaped as `kubectl get … -o yaml` returns them, every object validated
+//! against that release's CRD schema under `schemas/longhorn/` and Kubernetes' own), one fully
+//! in sync and one overlay per finding (its files replace the in-sync ones of the same name);
+//! the `$KUBECTL` route through a stand-in kubectl that serves the fixtures; and the errors of
+//! a kubectl that cannot read the cluster (exit 2).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::common::{Test, read, read_tree, repo, validate_for};
+
+const RELEASES: &[(&str, &str)] = &[("v1.6", "1.6.4"), ("v1.9", "1.9.2"), ("v1.12", "1.12.1")];
+
+fn dir(line: &str) -> PathBuf {
+    repo().join("tests/status").join(line)
+}
+
+/// The overlays of a release: each finding's folder.
+fn overlays(line: &str) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir(line))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "in-sync" && !n.starts_with("warn-"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The dump of a finding: the in-sync files, with the overlay's replacing theirs.
+fn dump(line: &str, overlay: Option<&str>) -> BTreeMap<String, String> {
+    let mut files: BTreeMap<String, String> = read_tree(&dir(line).join("in-sync"));
+    if let Some(o) = overlay {
+        for (name, text) in read_tree(&dir(line).join(o)) {
+            if name.ends_with(".yaml") || name.ends_with(".json") {
+                files.insert(name, text);
+            }
+        }
+    }
+    files
+}
+
+fn with_dump(line: &str, overlay: Option<&str>) -> Test {
+    let mut t = Test::new().file("cluster.toml", &read(dir(line).join("cluster.toml")));
+    for (name, text) in dump(line, overlay) {
+        t = t.file(&format!("dump/{name}"), &text);
+    }
+    t
+}
+
+#[test]
+fn every_fixture_object_validates_against_its_release_schema() {
+    let mut failures = vec![];
+    let mut count = 0;
+    for (line, version) in RELEASES {
+        for (name, text) in read_tree(&dir(line)) {
+            if !name.ends_with(".yaml") {
+                continue;
+            }
+            for doc in crate::common::yaml_docs(&text) {
+                let items = match doc["kind"].as_str() {
+                    Some("List") => doc["items"].as_array().unwrap().clone(),
+                    _ => vec![doc],
+                };
+                // A node list of another release is that release's.
+                let version =
+                    if name.starts_with("warn-other-release/") { "1.7.3" } else { version };
+                for item in items {
+                    count += 1;
+                    if let Err(e) = validate_for(&item, "1.33", Some(version)) {
+                        failures.push(format!("{line}/{name} {}: {e:?}", item["metadata"]["name"]));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(count > 250, "{count} objects");
+}
+
+#[test]
+fn a_cluster_in_sync_has_no_finding() {
+    for (line, _) in RELEASES {
+        let t = with_dump(line, None);
+        let out = t.run_args(&["status", "cluster.toml", "--from", "dump"]);
+        assert_eq!(out.code, 0, "{line}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("In sync"), "{}", out.stdout);
+        assert_eq!(out.stderr, "", "{line}");
+        let json = t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        assert_eq!(v["in_sync"], true);
+        assert_eq!(v["findings"], serde_json::json!([]));
+        assert_eq!(v["not_judged"], serde_json::json!([]), "{line}");
+    }
+}
+
+/// Each overlay is named for the finding it shows (`setting-by-hand` is a `setting`): that
+/// finding is among its findings (a node without a Longhorn node also leaves volumes short of
+/// nodes), each finding has a cause and a next step, and the table is its golden `status.txt`.
+#[test]
+fn every_finding_has_its_fixture_cause_and_next_step() {
+    let kinds = [
+        "release",
+        "setting",
+        "disks",
+        "node-tags",
+        "no-longhorn-node",
+        "class-differs",
+        "class-missing",
+        "class-left-over",
+        "job-missing",
+        "job-differs",
+        "job-left-over",
+        "job-not-found",
+        "backup-target",
+        "replicas-unmet",
+        "degraded",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (line, _) in RELEASES {
+        for overlay in overlays(line) {
+            let t = with_dump(line, Some(&overlay));
+            let json =
+                t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+            assert_eq!(json.code, 1, "{line}/{overlay}: {}{}", json.stdout, json.stderr);
+            let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+            let findings = v["findings"].as_array().unwrap();
+            assert!(!findings.is_empty(), "{line}/{overlay}");
+            let kind = kinds
+                .iter()
+                .filter(|k| overlay.starts_with(*k))
+                .max_by_key(|k| k.len())
+                .unwrap_or_else(|| panic!("{overlay} is named for no finding"));
+            seen.insert(*kind);
+            assert!(findings.iter().any(|f| f["what"] == *kind), "{line}/{overlay}: {findings:?}");
+            for f in findings {
+                assert!(!f["cause"].as_str().unwrap().is_empty());
+                assert!(!f["next"].as_str().unwrap().is_empty());
+            }
+            let table = t.run_args(&["status", "cluster.toml", "--from", "dump"]);
+            assert_eq!(table.code, 1);
+            let golden = dir(line).join(&overlay).join("status.txt");
+            crate::common::assert_golden(&golden, &format!("{}{}", table.stderr, table.stdout));
+        }
+    }
+    let missing: Vec<&&str> = kinds.iter().filter(|k| !seen.contains(*k)).collect();
+    assert!(missing.is_empty(), "findings without a fixture: {missing:?}");
+}
+
+/// A stand-in kubectl: logs its arguments, answers `get <resource>` with the dump's file for
+/// it, or fails as `STUB_FAIL` says.
+const STUB: &str = r#"#!/bin/sh
+printf '%s\n' "$*" >> "$STUB_LOG"
+while [ "$#" -gt 0 ] && [ "$1" != get ]; do shift; done
+case "$STUB_FAIL" in
+  no-cluster)
+    echo 'The connection to the server localhost:8080 was refused - did you specify the right host or port?' >&2
+    exit 1 ;;
+  forbidden)
+    echo 'Error from server (Forbidden): settings.longhorn.io is forbidden: User "system:serviceaccount:ci:reader" cannot list resource "settings" in API group "longhorn.io" in the namespace "longhorn-system"' >&2
+    exit 1 ;;
+  no-crd)
+    echo 'error: the server doesn'"'"'t have a resource type "settings"' >&2
+    exit 1 ;;
+esac
+case "$2" in
+  settings.longhorn.io) f=settings.yaml ;;
+  nodes.longhorn.io) f=nodes.longhorn.io.yaml ;;
+  volumes.longhorn.io) f=volumes.yaml ;;
+  recurringjobs.longhorn.io) f=recurringjobs.yaml ;;
+  backuptargets.longhorn.io) f=backuptargets.yaml ;;
+  configmaps) f=configmaps.yaml ;;
+  nodes) f=nodes.yaml ;;
+  storageclasses) f=storageclasses.yaml ;;
+  *) echo "error: the server doesn't have a resource type \"$2\"" >&2; exit 1 ;;
+esac
+cat "$STUB_DIR/$f"
+"#;
+
+fn stub(t: &Test) -> String {
+    t.file_write("kubectl", STUB);
+    let path = t.path().join("kubectl");
+    std::process::Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+    path.display().to_string()
+}
+
+fn with_stub(t: Test, fail: &str) -> (Test, String) {
+    let kubectl = stub(&t);
+    let dump = t.path().join("dump").display().to_string();
+    let log = t.path().join("calls").display().to_string();
+    let t = t
+        .env("KUBECTL", &format!("{kubectl} --context prod"))
+        .env("STUB_DIR", &dump)
+        .env("STUB_LOG", &log)
+        .env("STUB_FAIL", fail);
+    (t, log)
+}
+
+#[test]
+fn kubectl_route_reads_the_cluster_read_only() {
+    for (line, _) in RELEASES {
+        let (t, log) = with_stub(with_dump(line, None), "");
+        let out = t.run_args(&["status", "cluster.toml"]);
+        assert_eq!(out.code, 0, "{line}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("--context prod (read-only)"), "{}", out.stdout);
+        let calls = read(Path::new(&log));
+        let calls: Vec<&str> = calls.lines().collect();
+        assert!(
+            calls.contains(&"--context prod get settings.longhorn.io -n longhorn-system -o yaml"),
+            "{calls:?}"
+        );
+        assert!(calls.contains(&"--context prod get nodes -o yaml"), "{calls:?}");
+        assert!(calls.iter().all(|c| c.starts_with("--context prod get ")), "read-only: {calls:?}");
+        assert_eq!(calls.len(), 8, "{calls:?}");
+    }
+    // The same findings as from the dump.
+    let (t, _) = with_stub(with_dump("v1.12", Some("setting-by-hand")), "");
+    let live = t.run_args(&["status", "cluster.toml", "--format", "json"]);
+    let dumped = t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+    assert_eq!(live.code, 1);
+    let findings =
+        |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["findings"].clone();
+    assert_eq!(findings(&live.stdout), findings(&dumped.stdout));
+}
+
+#[test]
+fn a_kubectl_that_cannot_read_the_cluster_is_exit_2() {
+    for (fail, says) in [
+        (
+            "no-cluster",
+            "no cluster answers: The connection to the server localhost:8080 was refused",
+        ),
+        ("forbidden", "kubectl may not read settings.longhorn.io: Error from server (Forbidden)"),
+        ("no-crd", "the cluster has no settings.longhorn.io CRD: Longhorn is not installed"),
+    ] {
+        let (t, _) = with_stub(with_dump("v1.12", None), fail);
+        let out = t.run_args(&["status", "cluster.toml"]);
+        assert_eq!(out.code, 2, "{fail}: {}", out.stderr);
+        assert!(out.stderr.contains("error[cluster-unreadable]"), "{}", out.stderr);
+        assert!(out.stderr.contains(says), "{fail}: {}", out.stderr);
+        assert_eq!(out.stdout, "");
+    }
+    let t = with_dump("v1.12", None).env("KUBECTL", "/nonexistent/kubectl --context prod");
+    let out = t.run_args(&["status", "cluster.toml"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("`/nonexistent/kubectl` cannot run"), "{}", out.stderr);
+}
+
+#[test]
+fn bad_dumps_are_said_at_their_line() {
+    // Not Kubernetes YAML: an error at its line, exit 2.
+    let t = with_dump("v1.12", None).file("dump/zz-notes.yaml", "# notes\nhello: world\n");
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--color", "never"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("error[not-kubernetes]: not a Kubernetes object: a mapping"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("dump/zz-notes.yaml:2:1"), "{}", out.stderr);
+    let t = with_dump("v1.12", None).file("dump/zz-broken.yaml", "items: [\n");
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("dump/zz-broken.yaml:"), "{}", out.stderr);
+    // An empty folder.
+    let t = Test::new()
+        .file("cluster.toml", &read(dir("v1.12").join("cluster.toml")))
+        .file("dump/README", "x");
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("error[empty-dump]"), "{}", out.stderr);
+}
+
+/// A dump with only some kinds judges what it has, and names the rest.
+#[test]
+fn kinds_missing_from_a_dump_are_not_judged() {
+    let files = dump("v1.12", None);
+    let mut t = Test::new().file("cluster.toml", &read(dir("v1.12").join("cluster.toml")));
+    for name in ["settings.yaml", "configmaps.yaml"] {
+        t = t.file(&format!("dump/{name}"), &files[name]);
+    }
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v["not_judged"],
+        serde_json::json!([
+            "nodes.longhorn.io",
+            "volumes.longhorn.io",
+            "recurringjobs.longhorn.io",
+            "backuptargets.longhorn.io",
+            "nodes",
+            "storageclasses"
+        ])
+    );
+    // JSON dumps are read as well as YAML.
+    let settings = crate::common::yaml_docs(&files["settings.yaml"]).remove(0);
+    let t = Test::new()
+        .file("cluster.toml", &read(dir("v1.12").join("cluster.toml")))
+        .file("dump/settings.json", &serde_json::to_string_pretty(&settings).unwrap())
+        .file("dump/configmaps.yaml", &files["configmaps.yaml"]);
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+/// One example of each of status's diagnostics, in full (`tests/commands/<code>.stderr`).
+#[test]
+fn status_diagnostics_are_pinned() {
+    let run = |t: &Test, args: &[&str]| {
+        let mut all = vec!["status", "cluster.toml", "--color", "never"];
+        all.extend_from_slice(args);
+        t.run_args(&all)
+    };
+    // A Longhorn node list of another release: a warning at its line; the rest is judged.
+    let t = with_dump("v1.6", Some("warn-other-release"));
+    let out = run(&t, &["--from", "dump"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    crate::common::assert_golden(&repo().join("tests/commands/other-release.stderr"), &out.stderr);
+    // An object of another namespace: left out, said at its line.
+    let t = with_dump("v1.12", Some("warn-other-namespace"));
+    let out = run(&t, &["--from", "dump"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    crate::common::assert_golden(
+        &repo().join("tests/commands/other-namespace.stderr"),
+        &out.stderr,
+    );
+    // Not Kubernetes YAML.
+    let t = with_dump("v1.12", None).file("dump/zz-notes.yaml", "# notes\nhello: world\n");
+    let out = run(&t, &["--from", "dump"]);
+    assert_eq!(out.code, 2);
+    crate::common::assert_golden(&repo().join("tests/commands/not-kubernetes.stderr"), &out.stderr);
+    // A folder without objects.
+    let t = Test::new()
+        .file("cluster.toml", &read(dir("v1.12").join("cluster.toml")))
+        .file("dump/a.yaml", "");
+    let out = run(&t, &["--from", "dump"]);
+    assert_eq!(out.code, 2);
+    crate::common::assert_golden(&repo().join("tests/commands/empty-dump.stderr"), &out.stderr);
+    // Longhorn not installed: the stand-in on PATH, so the message names no temporary folder.
+    let (t, _) = with_stub(with_dump("v1.12", None), "no-crd");
+    let path = format!("{}:{}", t.path().display(), std::env::var("PATH").unwrap());
+    let t = t.env("PATH", &path).env("KUBECTL", "kubectl --context prod");
+    let out = run(&t, &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    crate::common::assert_golden(
+        &repo().join("tests/commands/cluster-unreadable.stderr"),
+        &out.stderr,
+    );
+}
