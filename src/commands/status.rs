@@ -281,26 +281,25 @@ fn shown(value: Option<&str>, none: &str) -> String {
 /// The convergence commands as a script for a person to review and run.
 fn fix_script(p: &Planned, judged: &Judged, read_from: &str) -> String {
     let mut out = format!(
-        "#!/usr/bin/env bash\n# Written by `lhc status {} --fix-script`: the commands that converge the cluster to the\n# cluster file, from the state read from {}.\n# Review every command before running it: lhc never runs them. Run it from the cluster's\n# output folder (storageclasses.yaml and recurringjobs.yaml are read from there).\n#\n# Environment: KUBECTL, the kubectl command (default \"kubectl\"), for example\n#   KUBECTL=\"kubectl --context prod\" bash fix.sh\nset -euo pipefail\n\nread -r -a kubectl <<< \"${{KUBECTL:-kubectl}}\"\n",
-        p.source.name(),
+        "#!/usr/bin/env bash\n# Written by `lhc status {} --fix-script`: the commands that converge the cluster to the\n# cluster file, from the state read from {}.\n# Review every command before running it: lhc never runs them. Run it from the cluster's\n# output folder (storageclasses.yaml and recurringjobs.yaml are read from there).\n#\n# Environment: KUBECTL, the kubectl command (default \"kubectl\"), for example\n#   KUBECTL=\"kubectl --context prod\" bash fix.sh\nset -euo pipefail\n",
+        p.source.name().replace('\n', " "),
         read_from.replace('\n', " ")
     );
-    let mut any = false;
-    for f in &judged.findings {
-        if f.commands.is_empty() {
-            continue;
-        }
-        any = true;
-        let _ = writeln!(out, "\n# {}: {}", f.what.heading(), f.subject.replace('\n', " "));
+    let mut body = String::new();
+    for f in judged.findings.iter().filter(|f| !f.commands.is_empty()) {
+        let _ = writeln!(body, "\n# {}: {}", f.what.heading(), f.subject.replace('\n', " "));
         for line in crate::grid::wrap(&f.cause.replace('\n', " "), 96) {
-            let _ = writeln!(out, "# {line}");
+            let _ = writeln!(body, "# {line}");
         }
         for c in &f.commands {
-            let _ = writeln!(out, "{c}");
+            let _ = writeln!(body, "{c}");
         }
     }
-    if !any {
+    if body.is_empty() {
         out.push_str("\necho 'nothing to converge by command: see lhc status for the findings that need a decision'\n");
+    } else {
+        out.push_str("\nread -r -a kubectl <<< \"${KUBECTL:-kubectl}\"\n");
+        out.push_str(&body);
     }
     out
 }

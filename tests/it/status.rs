@@ -154,6 +154,8 @@ fn every_finding_has_its_fixture_cause_and_next_step() {
 const STUB: &str = r#"#!/bin/sh
 printf '%s\n' "$*" >> "$STUB_LOG"
 while [ "$#" -gt 0 ] && [ "$1" != get ]; do shift; done
+# Anything but `get` (the fix script's patches) is only logged.
+[ "$#" -eq 0 ] && exit 0
 case "$STUB_FAIL" in
   no-cluster)
     echo 'The connection to the server localhost:8080 was refused - did you specify the right host or port?' >&2
@@ -348,4 +350,44 @@ fn status_diagnostics_are_pinned() {
         &repo().join("tests/commands/cluster-unreadable.stderr"),
         &out.stderr,
     );
+}
+
+/// `--fix-script`: the convergence commands as a script that shellcheck accepts, run through
+/// `$KUBECTL` as written; never over an existing file.
+#[test]
+fn the_fix_script_converges_through_kubectl_and_is_never_overwritten() {
+    assert!(crate::common::have("shellcheck"), "shellcheck is required");
+    for overlay in overlays("v1.12") {
+        let t = with_dump("v1.12", Some(&overlay));
+        let out =
+            t.run_args(&["status", "cluster.toml", "--from", "dump", "--fix-script", "fix.sh"]);
+        assert_eq!(out.code, 1, "{overlay}: {}", out.stderr);
+        let check =
+            std::process::Command::new("shellcheck").arg(t.path().join("fix.sh")).output().unwrap();
+        assert!(check.status.success(), "{overlay}: {}", String::from_utf8_lossy(&check.stdout));
+    }
+    // Run it with the stand-in: the patches reach kubectl as written.
+    let (t, log) = with_stub(with_dump("v1.12", Some("disks")), "");
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--fix-script", "fix.sh"]);
+    assert_eq!(out.code, 1);
+    let script = read(t.path().join("fix.sh"));
+    assert!(script.contains("\"${kubectl[@]}\" -n longhorn-system patch nodes.longhorn.io node-2 --type merge -p '{\"spec\":{\"disks\":{\"nvme\":"), "{script}");
+    let run = std::process::Command::new("bash")
+        .arg(t.path().join("fix.sh"))
+        .env("KUBECTL", format!("{} --context prod", t.path().join("kubectl").display()))
+        .env("STUB_DIR", t.path().join("dump"))
+        .env("STUB_LOG", &log)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let calls = read(Path::new(&log));
+    let patches: Vec<&str> = calls.lines().filter(|l| l.contains(" patch ")).collect();
+    assert_eq!(patches.len(), 2, "{calls}");
+    assert!(patches[0].starts_with("--context prod -n longhorn-system patch nodes.longhorn.io node-2 --type merge -p {\"spec\""), "{patches:?}");
+    // An existing file is kept as it is, and the command fails.
+    t.file_write("fix.sh", "# mine\n");
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--fix-script", "fix.sh"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("cannot write fix.sh: the file exists"), "{}", out.stderr);
+    assert_eq!(read(t.path().join("fix.sh")), "# mine\n");
 }
