@@ -205,6 +205,13 @@ enum Command {
         /// exact).
         #[arg(long)]
         exact: bool,
+        /// Plan on real usage: read the Longhorn nodes (each disk's storageMaximum and
+        /// storageReserved), settings and volumes through `$KUBECTL` (read-only).
+        #[arg(long, conflicts_with = "from")]
+        from_cluster: bool,
+        /// Plan on real usage read from `kubectl get … -o yaml` dumps in this folder.
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
         #[command(flatten)]
         vars: VarArgs,
     },
@@ -402,31 +409,40 @@ fn main() -> ExitCode {
                 labels: &label,
             },
         ),
-        Command::Plan { files, format, svg, exact, vars } => match variables(&vars) {
-            Err(o) => o,
-            Ok(vars) => commands::plan::run(
-                &ui,
-                commands::plan::Options {
-                    files: &files,
-                    format: match format.unwrap_or(if machine {
-                        PlanFormat::Json
-                    } else {
-                        PlanFormat::Table
-                    }) {
-                        PlanFormat::Table => commands::plan::Format::Table,
-                        PlanFormat::Markdown => commands::plan::Format::Markdown,
-                        PlanFormat::Json => commands::plan::Format::Json,
+        Command::Plan { files, format, svg, exact, from_cluster, from, vars } => {
+            match variables(&vars) {
+                Err(o) => o,
+                Ok(vars) => commands::plan::run(
+                    &ui,
+                    commands::plan::Options {
+                        files: &files,
+                        format: match format.unwrap_or(if machine {
+                            PlanFormat::Json
+                        } else {
+                            PlanFormat::Table
+                        }) {
+                            PlanFormat::Table => commands::plan::Format::Table,
+                            PlanFormat::Markdown => commands::plan::Format::Markdown,
+                            PlanFormat::Json => commands::plan::Format::Json,
+                        },
+                        svg: svg.as_deref(),
+                        sizes: if exact {
+                            lhc::capacity::Sizes::Exact
+                        } else {
+                            lhc::capacity::Sizes::Rounded
+                        },
+                        vars,
+                        live: match (from, from_cluster) {
+                            (Some(dir), _) => Some(commands::plan::Live::Dump(dir)),
+                            (None, true) => {
+                                Some(commands::plan::Live::Cluster(std::env::var("KUBECTL").ok()))
+                            }
+                            (None, false) => None,
+                        },
                     },
-                    svg: svg.as_deref(),
-                    sizes: if exact {
-                        lhc::capacity::Sizes::Exact
-                    } else {
-                        lhc::capacity::Sizes::Rounded
-                    },
-                    vars,
-                },
-            ),
-        },
+                ),
+            }
+        }
         Command::Import { files, output, name, chart_version, values_path, check, force } => {
             commands::import::run(
                 &ui,

@@ -31,6 +31,17 @@ pub struct Options<'a> {
     pub sizes: Sizes,
     /// The values of Flux's variables (`--var`, `--vars`).
     pub vars: crate::vars::Variables,
+    /// Plan on real usage: read the cluster (`--from-cluster`) or its dump (`--from DIR`).
+    pub live: Option<Live>,
+}
+
+/// Where `lhc plan` reads the cluster's real usage from.
+#[derive(Debug, Clone)]
+pub enum Live {
+    /// `--from-cluster`, through `$KUBECTL` (its value).
+    Cluster(Option<String>),
+    /// `--from DIR`.
+    Dump(PathBuf),
 }
 
 /// One cluster's plan: what lhc assumed, and the analysis (at both ends of any autoscaled
@@ -45,6 +56,8 @@ pub struct CapacityPlan {
     pub report: Report,
     /// The analysis at the maximum and what differs, when some pool autoscales.
     pub range: Option<Range>,
+    /// On real usage: where the figures were read, and what Longhorn reports of its disks.
+    pub live: Option<(String, crate::status::usage::Reported)>,
 }
 
 /// The JSON of one plan: lhc's assumptions, then the analysis's keys (see [`crate::capacity`]).
@@ -89,6 +102,7 @@ impl CapacityPlan {
             capacity,
             report,
             range,
+            live: None,
         }
     }
 
@@ -96,6 +110,22 @@ impl CapacityPlan {
     pub fn notes(&self) -> Vec<String> {
         let c = &self.capacity;
         let mut out = vec![];
+        if let Some((from, r)) = &self.live {
+            let size = capacity::size;
+            out.push(format!(
+                "On real usage, read from {from}: {} Longhorn node{}, {} volume{}; every disk at the storageMaximum Longhorn measured and the storageReserved it holds, the settings as the cluster has them, and the real volumes placed as declared volumes, so the headroom is what is left today. Longhorn reports {} disk{}: {} in all, {} reserved, {} scheduled, {} available.",
+                c.at_min.nodes.len(),
+                if c.at_min.nodes.len() == 1 { "" } else { "s" },
+                c.at_min.volumes.len(),
+                if c.at_min.volumes.len() == 1 { "" } else { "s" },
+                r.disks,
+                if r.disks == 1 { "" } else { "s" },
+                size(r.maximum),
+                size(r.reserved),
+                size(r.scheduled),
+                size(r.available),
+            ));
+        }
         if let Some(d) = &c.default_disk {
             out.push(format!(
                 "No pool declares disks, so Longhorn gives every node a default disk (`{DEFAULT_DISK_NAME}` here) at {}, on whatever filesystem holds that path (the root filesystem, usually), reserving {}% of it (storageReservedPercentageForDefaultDisk). lhc knows its size only from an hcloud server type.",
@@ -223,6 +253,9 @@ fn blocks(d: &Diagnostic) -> bool {
 }
 
 pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
+    if let Some(live) = &o.live {
+        return on_real_usage(ui, &o, live);
+    }
     if o.svg.is_some() && o.files.len() > 1 {
         let d = Diagnostic::error(
             Message::Usage(format!("--svg draws one cluster; {} files were given", o.files.len())),
@@ -302,6 +335,81 @@ pub fn run(ui: &Ui, o: Options<'_>) -> Outcome {
         }
         None => OK,
     };
+    out
+}
+
+/// `lhc plan FILE --from-cluster` or `--from DIR`: the plan of the cluster as it is.
+fn on_real_usage(ui: &Ui, o: &Options<'_>, live: &Live) -> Outcome {
+    let [path] = o.files else {
+        let d = Diagnostic::error(
+            Message::Usage(format!(
+                "--from-cluster and --from plan one cluster; {} files were given",
+                o.files.len()
+            )),
+            None,
+        );
+        return Outcome::fail(ui, d, FAILED);
+    };
+    let p = match super::status::planned(
+        ui,
+        path,
+        &o.vars,
+        "lhc plan reads the cluster with a valid file",
+    ) {
+        Ok(p) => p,
+        Err(out) => return out,
+    };
+    let (dir, kubectl) = match live {
+        Live::Dump(dir) => (Some(dir.as_path()), vec![]),
+        Live::Cluster(var) => (None, crate::status::read::kubectl_words(var.as_deref())),
+    };
+    let observed = match super::status::observe(ui, dir, &kubectl, &p) {
+        Ok(obs) => obs,
+        Err(out) => return out,
+    };
+    let mut out = Outcome::default();
+    if super::status::report_reading(&mut out, ui, &observed) {
+        out.code = FAILED;
+        return out;
+    }
+    let Some(mut capacity) = crate::check::capacity::of(&p.file, &p.resolved) else {
+        return Outcome::fail(
+            ui,
+            Diagnostic::error(
+                Message::LonghornDisabled {
+                    what: "capacity plans".into(),
+                    why: "the cluster file does not install Longhorn",
+                },
+                None,
+            ),
+            FAILED,
+        );
+    };
+    let pools: std::collections::BTreeMap<String, String> =
+        p.facts.nodes().into_iter().map(|(n, (pool, _))| (n, pool.to_string())).collect();
+    let (cluster, reported) = crate::status::usage::cluster(&capacity.at_min, &pools, &observed);
+    capacity.at_min = cluster;
+    capacity.at_max = None;
+    capacity.volume_of = vec![];
+    capacity.default_disk = None;
+    capacity.skipped = vec![];
+    capacity.diskless_pools = vec![];
+    capacity.zero_reserved = vec![];
+    capacity.untolerated = vec![];
+    let version = p.facts.chart.clone().unwrap_or_default();
+    let mut plan = CapacityPlan::new(&p.source.name(), &p.file, &version, capacity);
+    let from = match live {
+        Live::Dump(dir) => dir.display().to_string(),
+        Live::Cluster(_) => format!("{} (read-only)", kubectl.join(" ")),
+    };
+    plan.live = Some((from, reported));
+    out.print(&plan.render(o.format, o.sizes));
+    if let Some(svg) = o.svg
+        && !out.write(ui, svg, plan.svg())
+    {
+        return out;
+    }
+    out.code = OK;
     out
 }
 

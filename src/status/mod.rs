@@ -14,6 +14,7 @@ pub mod judge;
 pub mod nodes;
 pub mod objects;
 pub mod read;
+pub mod usage;
 
 use serde::Serialize;
 

@@ -391,3 +391,76 @@ fn the_fix_script_converges_through_kubectl_and_is_never_overwritten() {
     assert!(out.stderr.contains("cannot write fix.sh: the file exists"), "{}", out.stderr);
     assert_eq!(read(t.path().join("fix.sh")), "# mine\n");
 }
+
+/// `lhc plan --from DIR` on real usage, checked by hand: node-1's disk measures 300 GiB
+/// (`storageMaximum`), the others 500 GiB, each reserving 50 GiB, and the cluster runs
+/// `storage-over-provisioning-percentage: 100` (the file asks 150: the cluster's value counts).
+/// Two volumes of class `fast` (3 replicas, disk tag nvme) hold 20 GiB and 100 GiB.
+///
+/// - schedulable: node-1 (300 − 50) × 100% = 250 GiB; node-2, node-3 450 GiB;
+/// - declared on each disk 120 GiB, so free: 130 GiB, 330 GiB, 330 GiB;
+/// - empty cluster, 3 replicas on 3 nodes: largest volume = the 3rd largest disk = 250 GiB;
+///   total = min((250+450+450)/3, (450+250)/2, 250) = 250 GiB;
+/// - left today: largest 130 GiB; total = min((130+330+330)/3, (330+130)/2, 130) = 130 GiB;
+///   after losing a node, 2 nodes for 3 replicas: 0.
+#[test]
+fn plan_on_real_usage_is_the_worked_example() {
+    const GIB: u64 = 1 << 30;
+    let files = dump("v1.12", None);
+    let nodes = files["nodes.longhorn.io.yaml"].replacen(
+        "storageMaximum: 536870912000",
+        &format!("storageMaximum: {}", 300 * GIB),
+        1,
+    );
+    let settings = files["settings.yaml"].replace("  value: \"150\"\n", "  value: \"100\"\n");
+    assert_ne!(settings, files["settings.yaml"]);
+    let t = with_dump("v1.12", None)
+        .file("dump/nodes.longhorn.io.yaml", &nodes)
+        .file("dump/settings.yaml", &settings);
+    let out = t.run_args(&["plan", "cluster.toml", "--from", "dump", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let disks = v["disks"].as_array().unwrap();
+    let figure = |i: usize, k: &str| disks[i][k].as_u64().unwrap();
+    assert_eq!(figure(0, "size_bytes"), 300 * GIB);
+    assert_eq!(figure(0, "schedulable_bytes"), 250 * GIB);
+    assert_eq!(figure(1, "schedulable_bytes"), 450 * GIB);
+    assert_eq!(figure(0, "declared_bytes"), 120 * GIB);
+    assert_eq!(figure(0, "free_bytes"), 130 * GIB);
+    assert_eq!(figure(2, "free_bytes"), 330 * GIB);
+    let fast = v["classes"].as_array().unwrap().iter().find(|c| c["name"] == "fast").unwrap();
+    assert_eq!(fast["max_volume_bytes"], 250 * GIB);
+    assert_eq!(fast["total_bytes"], 250 * GIB);
+    assert_eq!(fast["headroom"]["max_volume_bytes"], 130 * GIB);
+    assert_eq!(fast["headroom"]["total_bytes"], 130 * GIB);
+    assert_eq!(fast["headroom"]["total_bytes_after_node_loss"], 0);
+    let volumes: Vec<&str> =
+        v["volumes"].as_array().unwrap().iter().map(|v| v["class"].as_str().unwrap()).collect();
+    assert_eq!(volumes, ["fast", "fast"]);
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("On real usage, read from dump: 3 Longhorn nodes, 2 volumes")
+    );
+    // The same through `$KUBECTL`.
+    let (t, log) = with_stub(t, "");
+    let live = t.run_args(&["plan", "cluster.toml", "--from-cluster", "--format", "json"]);
+    assert_eq!(live.code, 0, "{}", live.stderr);
+    let w: serde_json::Value = serde_json::from_str(&live.stdout).unwrap();
+    assert_eq!(w["classes"], v["classes"]);
+    assert!(read(Path::new(&log)).lines().all(|l| l.starts_with("--context prod get ")));
+    // A volume no class of the file matches gets a class of what it asks.
+    let volumes =
+        files["volumes.yaml"].replacen("    numberOfReplicas: 3\n", "    numberOfReplicas: 2\n", 1);
+    let t = with_dump("v1.12", None).file("dump/volumes.yaml", &volumes);
+    let out = t.run_args(&["plan", "cluster.toml", "--from", "dump", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let first = v["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "pvc-4f1c8e2a-6b3d-4a9e-8c7f-1d2e3f4a5b60")
+        .unwrap();
+    assert_eq!(first["class"], "(2 replicas, disks [nvme])", "{}", out.stdout);
+}
