@@ -15,6 +15,9 @@ Bounds (issue 23): `lhc check` of each profile at most 10 million instructions, 
 most 20 million, and a first `lhc build` at most 0.15 of the time `kubectl kustomize` takes to
 read its output (reported per profile when kubectl is installed); `lhc build` of the generated
 cluster at most 25 ms (issue 9).
+`--only-status` runs only `lhc status --from DIR` and `lhc plan --from DIR` on a generated dump
+of a 100-node cluster with 1,000 volumes and 3,000 replicas (bound, issue 26: under 0.5 s and
+200 MB each).
 """
 import argparse
 import shutil
@@ -49,13 +52,107 @@ def generated(pools=200, nodes=10):
     return "\n".join(out)
 
 
-def measure(args, cwd):
+STATUS_NODES, STATUS_VOLUMES, STATUS_REPLICAS = 100, 1000, 3
+
+
+def status_case(dir):
+    """A cluster file and the dump of its cluster: 100 nodes, 1,000 volumes of 3 replicas each
+    (3,000 `replicas.longhorn.io`, read and left out), in sync but for a few findings."""
+    names = ", ".join(f'"node-{n:03}"' for n in range(STATUS_NODES))
+    toml = (
+        '[cluster]\nname = "bench-status"\n\n[longhorn]\nversion = "1.12.1"\n\n'
+        '[longhorn.settings]\nstorageOverProvisioningPercentage = 150\n\n'
+        f'[[pool]]\nname = "storage"\nnodes = [{names}]\nnode_tags = ["storage"]\n\n'
+        '[[pool.disk]]\nname = "nvme"\ntype = "local"\nsize = "2Ti"\npath = "/var/lib/longhorn"\n'
+        'tags = ["nvme"]\nreserved = "100Gi"\n\n'
+        '[[storage_class]]\nname = "fast"\nreplicas = 3\ndisk_tags = ["nvme"]\n'
+    )
+    with open(os.path.join(dir, "cluster.toml"), "w") as f:
+        f.write(toml)
+    dump = os.path.join(dir, "dump")
+    os.makedirs(dump, exist_ok=True)
+    meta = lambda name, rv: (f"    creationTimestamp: \"2026-11-02T09:14:03Z\"\n    name: {name}\n"
+                             f"    namespace: longhorn-system\n    resourceVersion: \"{rv}\"\n"
+                             f"    uid: 00000000-0000-4000-8000-{rv:012}\n")
+    def lst(items):
+        return "apiVersion: v1\nitems:\n" + "".join(items) + 'kind: List\nmetadata:\n  resourceVersion: ""\n'
+    settings = {"create-default-disk-labeled-nodes": '"true"', "default-data-path": "/var/lib/longhorn",
+                "disable-revision-counter": "'{\"v1\":\"true\"}'", "priority-class": "longhorn-critical",
+                "storage-over-provisioning-percentage": '"150"', "current-longhorn-version": "v1.12.1",
+                "replica-soft-anti-affinity": '"false"'}
+    with open(os.path.join(dump, "settings.yaml"), "w") as f:
+        f.write(lst(f"- apiVersion: longhorn.io/v1beta2\n  kind: Setting\n  metadata:\n{meta(k, i + 1)}"
+                    f"  status:\n    applied: true\n  value: {v}\n" for i, (k, v) in enumerate(settings.items())))
+    nodes = []
+    for n in range(STATUS_NODES):
+        name = f"node-{n:03}"
+        nodes.append(
+            f"- apiVersion: longhorn.io/v1beta2\n  kind: Node\n  metadata:\n{meta(name, 1000 + n)}"
+            "  spec:\n    allowScheduling: true\n    disks:\n      nvme:\n        allowScheduling: true\n"
+            '        diskDriver: ""\n        diskType: filesystem\n        evictionRequested: false\n'
+            "        path: /var/lib/longhorn\n        storageReserved: 107374182400\n        tags:\n        - nvme\n"
+            f"    evictionRequested: false\n    instanceManagerCPURequest: 0\n    name: {name}\n    tags:\n    - storage\n"
+            "  status:\n    conditions:\n"
+            + "".join(f'    - lastProbeTime: ""\n      lastTransitionTime: "2026-11-02T09:14:21Z"\n      message: ""\n'
+                      f'      reason: ""\n      status: "True"\n      type: {c}\n' for c in ("Ready", "Schedulable"))
+            + "    diskStatus:\n      nvme:\n        diskName: nvme\n        diskPath: /var/lib/longhorn\n"
+            "        diskType: filesystem\n        scheduledReplica:\n"
+            + "".join(f"          pvc-{v:08}-r-{n:03}: 53687091200\n" for v in range(n * 30, n * 30 + 30))
+            + "        storageAvailable: 1649267441664\n        storageMaximum: 2199023255552\n"
+            "        storageScheduled: 1610612736000\n"
+        )
+    with open(os.path.join(dump, "nodes.longhorn.io.yaml"), "w") as f:
+        f.write(lst(nodes))
+    volumes, replicas = [], []
+    for v in range(STATUS_VOLUMES):
+        name = f"pvc-{v:08}"
+        volumes.append(
+            f"- apiVersion: longhorn.io/v1beta2\n  kind: Volume\n  metadata:\n    labels:\n      longhornvolume: {name}\n"
+            f"{meta(name, 100000 + v)}  spec:\n    accessMode: rwo\n    dataEngine: v1\n    dataLocality: disabled\n"
+            "    diskSelector:\n    - nvme\n    frontend: blockdev\n    image: longhornio/longhorn-engine:v1.12.1\n"
+            "    nodeSelector: []\n    numberOfReplicas: 3\n    size: \"53687091200\"\n    staleReplicaTimeout: 2880\n"
+            f"  status:\n    actualSize: 21474836480\n    currentNodeID: node-{v % STATUS_NODES:03}\n"
+            f"    robustness: {'degraded' if v % 250 == 0 else 'healthy'}\n    state: attached\n"
+        )
+        for r in range(STATUS_REPLICAS):
+            replicas.append(
+                f"- apiVersion: longhorn.io/v1beta2\n  kind: Replica\n  metadata:\n    labels:\n      longhornvolume: {name}\n"
+                f"{meta(f'{name}-r-{r}', 200000 + v * 3 + r)}  spec:\n    dataEngine: v1\n    diskID: nvme\n"
+                f"    diskPath: /var/lib/longhorn\n    nodeID: node-{(v + r * 33) % STATUS_NODES:03}\n    volumeName: {name}\n"
+                f"    volumeSize: \"53687091200\"\n  status:\n    currentState: running\n"
+            )
+    with open(os.path.join(dump, "volumes.yaml"), "w") as f:
+        f.write(lst(volumes))
+    with open(os.path.join(dump, "replicas.yaml"), "w") as f:
+        f.write(lst(replicas))
+    return os.path.join(dir, "cluster.toml"), dump
+
+
+def run_status(runs):
+    """`lhc status --from` and `lhc plan --from` of the generated dump, `runs` times."""
+    with tempfile.TemporaryDirectory() as tmp:
+        toml, dump = status_case(tmp)
+        size = sum(os.path.getsize(os.path.join(dump, f)) for f in os.listdir(dump))
+        for name, args in [("status --from", ["status", toml, "--from", dump]),
+                           ("status --from --format json", ["status", toml, "--from", dump, "--format", "json"]),
+                           ("plan --from", ["plan", toml, "--from", dump])]:
+            walls, rss = [], []
+            for _ in range(runs):
+                wall, kib = measure([BIN] + args, cwd=tmp, ok=(0, 1))
+                walls.append(wall)
+                rss.append(kib)
+            verdict = "within" if max(walls) < 0.5 and max(rss) < 200 * 1024 else "OVER"
+            line(f"100 nodes, 1,000 volumes, 3,000 replicas: {name}", walls, rss,
+                 f"({runs} runs, dump {size / 1e6:.1f} MB; {verdict} 0.5 s / 200 MB)")
+
+
+def measure(args, cwd, ok=(0,)):
     """Wall seconds and max RSS (KiB) of one run, measured by a wait4 on the child."""
     start = time.perf_counter()
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    if os.waitstatus_to_exitcode(status) not in ok:
         sys.exit(f"failed: {' '.join(args)}: {proc.stderr.read().decode()}")
     return wall, usage.ru_maxrss
 
@@ -199,6 +296,7 @@ def main():
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--bin", help="the binary to measure (default: target/release/lhc)")
+    ap.add_argument("--only-status", action="store_true", help="only the lhc status case")
     a = ap.parse_args()
     global BIN
     if a.bin:
@@ -210,6 +308,9 @@ def main():
         spawn.append(measure(["/bin/true"], cwd=ROOT)[0])
     print(f"lhc build, release binary, {os.cpu_count()} CPUs; starting a process here takes "
           f"{statistics.median(spawn) * 1000:.2f} ms (median of /bin/true), included below")
+    if a.only_status:
+        run_status(max(3, a.runs // 3))
+        return
     profiles = sorted(p for p in os.listdir(os.path.join(ROOT, "profiles")) if p.endswith(".toml"))
     for p in profiles:
         run_case(f"profiles/{p}", os.path.join(ROOT, "profiles", p), a.runs)
