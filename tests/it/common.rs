@@ -254,7 +254,8 @@ pub fn validate_k8s(doc: &serde_json::Value, kubernetes: &str) -> Result<(), Vec
 }
 
 /// [`validate_k8s`], and Longhorn's objects (`longhorn.io/`) against the CRD schema of the minor
-/// line of `longhorn` (`schemas/longhorn/v1.NN/<kind>.json`), which they need.
+/// line of `longhorn` (`schemas/longhorn/v1.NN/recurringjob.json`, `schemas/longhorn-crds/v1.NN/<kind>.json`
+/// for the others), which they need.
 pub fn validate_for(
     doc: &serde_json::Value,
     kubernetes: &str,
@@ -277,7 +278,10 @@ pub fn validate_for(
             )]);
         };
         let minor: Vec<&str> = version.split('.').take(2).collect();
-        repo().join("schemas/longhorn").join(format!("v{}", minor.join(".")))
+        // The RecurringJob's schemas are tools/longhorn-release's; the others `lhc status`'s.
+        let folder =
+            if kind == "RecurringJob" { "schemas/longhorn" } else { "schemas/longhorn-crds" };
+        repo().join(folder).join(format!("v{}", minor.join(".")))
     } else {
         repo().join("schemas/kubernetes").join(format!("v{kubernetes}"))
     };

@@ -1,6 +1,6 @@
 //! `lhc status`: the fixture dumps of `tests/status/v1.<minor>/` (written by hand from each
 //! release's CRDs, shaped as `kubectl get … -o yaml` returns them, every object validated
-//! against that release's CRD schema under `schemas/longhorn/` and Kubernetes' own), one fully
+//! against that release's CRD schema under `schemas/longhorn-crds/` and Kubernetes' own), one fully
 //! in sync and one overlay per finding (its files replace the in-sync ones of the same name);
 //! the `$KUBECTL` route through a stand-in kubectl that serves the fixtures; and the errors of
 //! a kubectl that cannot read the cluster (exit 2).
