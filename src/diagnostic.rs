@@ -427,6 +427,8 @@ pub enum Message {
     // --- running lhc -------------------------------------------------------------------------
     #[error("cannot read {path}: {reason}")]
     CannotRead { path: String, reason: String },
+    #[error("{folder} holds no cluster file")]
+    NoClusterFiles { folder: String },
     #[error("cannot write {path}: {reason}")]
     CannotWrite { path: String, reason: String },
     #[error("{0}")]
@@ -695,6 +697,7 @@ codes! {
     SettingNotReset => "setting-not-reset",
     NoPreviousBuild => "no-previous-build",
     CannotRead => "cannot-read",
+    NoClusterFiles => "no-cluster-files",
     CannotWrite => "cannot-write",
     Usage => "usage",
     UpgradeStopped => "upgrade-stopped",

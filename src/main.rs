@@ -45,6 +45,13 @@ enum VersionsFormat {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FleetFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum PlanFormat {
     Table,
     Markdown,
@@ -270,6 +277,18 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// One table of a fleet: per cluster its release and the next one it can move to, nodes,
+    /// disks, classes with their replicas and capacity, and whether backups have a target.
+    Fleet {
+        /// Folders of cluster files (the files that set `[cluster] name`), or cluster files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = FleetFormat::Table)]
+        format: FleetFormat,
+        #[command(flatten)]
+        vars: VarArgs,
+    },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
         /// Output format [default: text; json with `--message-format json`].
@@ -422,6 +441,22 @@ fn main() -> ExitCode {
         Command::Upgrade { file, to, check, dry_run } => {
             commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
         }
+        Command::Fleet { files, format, vars } => match inputs(&vars) {
+            Ok(i) => commands::fleet::run(
+                &ui,
+                &commands::fleet::Options {
+                    files: &files,
+                    out: None,
+                    format: match format {
+                        FleetFormat::Table => commands::fleet::Format::Table,
+                        FleetFormat::Json => commands::fleet::Format::Json,
+                        FleetFormat::Csv => commands::fleet::Format::Csv,
+                    },
+                    inputs: &i,
+                },
+            ),
+            Err(o) => o,
+        },
         Command::Versions { format, json } => {
             let json = json
                 || format.unwrap_or(if machine {
