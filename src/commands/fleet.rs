@@ -4,6 +4,7 @@
 //! total, and after losing the worst node), whether a backup target is set, and the furthest
 //! release it can move to in one step (one minor line at a time).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -97,33 +98,112 @@ pub fn row(file: &crate::model::ClusterFile, resolved: &crate::check::Resolved, 
     }
 }
 
+/// What one layer sets that the clusters extending it do not agree on: the key, and each
+/// cluster's final value (as written).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Disagreement {
+    pub layer: String,
+    pub key: String,
+    /// Cluster name → its value as written, in name order.
+    pub values: BTreeMap<String, String>,
+}
+
+/// Every (layer, key, value) of a merged cluster file: for each key a layer of its chain wrote,
+/// the value that won (text as written). Tables and named entries are left out: their keys are.
+fn layer_keys(layered: &crate::layers::Layered) -> Vec<(String, String, String)> {
+    let last = layered.files.len() - 1;
+    let keys: Vec<&crate::layers::KeyPath> = layered.provenance.keys().collect();
+    let mut out = vec![];
+    for (i, (key, history)) in layered.provenance.iter().enumerate() {
+        // A key another key starts with is a table or an entry.
+        if keys.get(i + 1).is_some_and(|next| next.len() > key.len() && next.starts_with(key)) {
+            continue;
+        }
+        let Some(winner) = history.winner() else { continue };
+        let value = winner.value.as_ref().map_or(String::new(), |span| {
+            let text = &layered.files[winner.file].source.text;
+            text.get(span.clone()).unwrap_or_default().to_string()
+        });
+        let mut layers: Vec<usize> =
+            history.writes.iter().map(|w| w.file).filter(|f| *f != last).collect();
+        layers.dedup();
+        for f in layers {
+            let name = layered.files[f].source.name().replace('\\', "/");
+            out.push((name, key.join("."), value.clone()));
+        }
+    }
+    out
+}
+
+/// The keys a shared layer sets on which the clusters that extend it end with different values.
+pub fn disagreements(clusters: &[(String, Vec<(String, String, String)>)]) -> Vec<Disagreement> {
+    let mut by: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
+    for (cluster, keys) in clusters {
+        for (layer, key, value) in keys {
+            by.entry((layer.clone(), key.clone()))
+                .or_default()
+                .insert(cluster.clone(), value.clone());
+        }
+    }
+    by.into_iter()
+        .filter(|(_, values)| {
+            let mut distinct: Vec<&String> = values.values().collect();
+            distinct.sort();
+            distinct.dedup();
+            values.len() > 1 && distinct.len() > 1
+        })
+        .map(|((layer, key), values)| Disagreement { layer, key, values })
+        .collect()
+}
+
+/// The fleet's table and what its shared layers' clusters disagree on.
+#[derive(Debug, Serialize)]
+pub struct Fleet {
+    pub clusters: Vec<Row>,
+    pub disagreements: Vec<Disagreement>,
+}
+
 pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
     let sources = match super::units::sources(o.files) {
         Ok(s) => s,
         Err(d) => return Outcome::fail(ui, *d, FAILED),
     };
+    let cache = crate::layers::Cache::new();
     let checked = super::units::parallel(&sources, |(path, source, invalid)| {
         if let Some(d) = invalid {
             return (vec![d.clone()], None);
         }
-        let c = crate::check_with(source, o.inputs);
+        let layered = match crate::layers::resolve(source, &cache) {
+            Ok(l) => l,
+            Err(diagnostics) => return (diagnostics, None),
+        };
+        let c = crate::check_with(layered.as_ref().map_or(source, |l| &l.merged), o.inputs);
+        let mut diagnostics = c.diagnostics;
+        if let Some(l) = &layered {
+            l.back_all(&mut diagnostics);
+        }
         let row = match &c.checked {
-            Some((file, resolved)) if !c.diagnostics.iter().any(Diagnostic::is_error) => {
+            Some((file, resolved)) if !diagnostics.iter().any(Diagnostic::is_error) => {
                 let mut r = row(file, resolved, file.cluster.name.as_str());
                 r.file = path.display().to_string().replace('\\', "/");
-                Some(r)
+                let keys = layered.as_ref().map(layer_keys).unwrap_or_default();
+                Some((r, keys))
             }
             _ => None,
         };
-        (c.diagnostics, row)
+        (diagnostics, row)
     });
     let mut out = Outcome::default();
     let mut all = vec![];
     let mut rows = vec![];
+    let mut keys = vec![];
     for ((_, source, _), (diagnostics, row)) in sources.iter().zip(checked) {
         out.diagnostics(ui, &diagnostics, Some(source));
         all.extend(diagnostics);
-        rows.extend(row);
+        if let Some((r, k)) = row {
+            keys.push((r.cluster.clone(), k));
+            rows.push(r);
+        }
     }
     if let Some(count) = show::count(&all) {
         out.summary(ui, Severity::Error, &count);
@@ -131,10 +211,11 @@ pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
         return out;
     }
     let _ = o.out;
+    let fleet = Fleet { clusters: rows, disagreements: disagreements(&keys) };
     out.print(&match o.format {
-        Format::Table => table(&rows),
-        Format::Json => json(&rows),
-        Format::Csv => csv(&rows),
+        Format::Table => table(&fleet),
+        Format::Json => json(&fleet),
+        Format::Csv => csv(&fleet.clusters),
     });
     out.code = OK;
     out
@@ -187,8 +268,10 @@ fn cells(rows: &[Row], size: impl Fn(u64) -> String) -> Vec<Vec<String>> {
     lines
 }
 
-/// The aligned text table, and a line counting the clusters.
-pub fn table(rows: &[Row]) -> String {
+/// The aligned text table, a line counting the clusters, and what clusters sharing a layer
+/// disagree on.
+pub fn table(fleet: &Fleet) -> String {
+    let rows = &fleet.clusters;
     let text = Column::text(24);
     let number = Column::number();
     let columns = [text, text, text, text, number, number, text, text, number, number, number];
@@ -200,12 +283,19 @@ pub fn table(rows: &[Row]) -> String {
         "\n{}; {on_newest} on the newest release lhc knows\n",
         super::plural(rows.len(), "cluster")
     ));
+    if !fleet.disagreements.is_empty() {
+        out.push_str("\nClusters that share a layer but not its value:\n");
+        for d in &fleet.disagreements {
+            let values: Vec<String> = d.values.iter().map(|(c, v)| format!("{c} {v}")).collect();
+            out.push_str(&format!("  {} sets {}: {}\n", d.layer, d.key, values.join(", ")));
+        }
+    }
     out
 }
 
-/// One JSON array of the rows.
-pub fn json(rows: &[Row]) -> String {
-    let mut s = serde_json::to_string_pretty(rows).unwrap_or_default();
+/// One JSON object: `clusters` (the rows) and `disagreements`.
+pub fn json(fleet: &Fleet) -> String {
+    let mut s = serde_json::to_string_pretty(fleet).unwrap_or_default();
     s.push('\n');
     s
 }

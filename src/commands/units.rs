@@ -13,6 +13,8 @@ use crate::source::Source;
 pub struct Unit {
     pub source: Source,
     pub compiled: Compiled,
+    /// The file merged with the layers it extends; `None` when it extends none.
+    pub layered: Option<crate::layers::Layered>,
     /// The output folder of the cluster's build (`-o DIR`, or [`default_output`]): its
     /// folder is `out/<cluster>`.
     pub out: PathBuf,
@@ -51,17 +53,10 @@ pub fn compile_all(
     inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, Box<Diagnostic>> {
     let read = sources(paths)?;
+    // One cache for the run: each layer is read and parsed once, whichever thread needs it.
+    let cache = crate::layers::Cache::new();
     let mut units = parallel(&read, |(path, source, invalid)| {
-        let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
-        let compiled = match invalid {
-            Some(d) => Compiled { diagnostics: vec![d.clone()], cluster: None, output: None },
-            None => match mode {
-                Mode::Check => crate::check_only_with(source, inputs),
-                Mode::Plan => crate::plan_only_with(source, origin(path, &folder), inputs),
-                Mode::Compile => crate::compile_with(source, origin(path, &folder), inputs),
-            },
-        };
-        Unit { source: source.clone(), compiled, out: folder }
+        compile_read(path, source.clone(), invalid.clone(), out, mode, inputs, &cache)
     });
     let collisions = collisions(&units);
     for (i, d) in collisions {
@@ -84,7 +79,9 @@ pub fn sources(
             if files.is_empty() {
                 return Err(no_cluster_files(path));
             }
-            candidates.extend(files.into_iter().map(|f| (f, true)));
+            // `lhc build .` names its files `clusters/a.toml`, not `./clusters/a.toml`.
+            let tidy = |f: PathBuf| f.strip_prefix(".").map_or(f.clone(), Path::to_path_buf);
+            candidates.extend(files.into_iter().map(|f| (tidy(f), true)));
         } else {
             candidates.push((path.clone(), false));
         }
@@ -195,6 +192,54 @@ fn is_cluster_file(text: &str) -> bool {
     }
 }
 
+/// Reads and compiles one file (its layers through `cache`, which a caller of many files
+/// shares, across threads too). `out` as for [`compile_all`].
+pub fn compile_one(
+    path: &Path,
+    out: Option<&Path>,
+    mode: Mode,
+    inputs: &crate::Inputs,
+    cache: &crate::layers::Cache,
+) -> Result<Unit, Box<Diagnostic>> {
+    let (source, invalid) = read(path)?;
+    Ok(compile_read(path, source, invalid, out, mode, inputs, cache))
+}
+
+/// [`compile_one`] of a file already read ([`read`]).
+fn compile_read(
+    path: &Path,
+    source: Source,
+    invalid: Option<Diagnostic>,
+    out: Option<&Path>,
+    mode: Mode,
+    inputs: &crate::Inputs,
+    cache: &crate::layers::Cache,
+) -> Unit {
+    let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
+    if let Some(d) = invalid {
+        let compiled = Compiled { diagnostics: vec![d], cluster: None, output: None };
+        return Unit { source, compiled, layered: None, out: folder };
+    }
+    let stage = match mode {
+        Mode::Check => crate::Stage::Check,
+        Mode::Plan => crate::Stage::Plan,
+        Mode::Compile => crate::Stage::Compile,
+    };
+    let make_origin = |layers: &[std::sync::Arc<crate::layers::Layer>]| {
+        let mut o = origin(path, &folder);
+        o.layers = layers
+            .iter()
+            .map(|l| crate::lower::LayerName {
+                path: origin(&l.source.path, &folder).input,
+                sha256: l.sha256.clone(),
+            })
+            .collect();
+        o
+    };
+    let (compiled, layered) = crate::compile_layers(&source, stage, make_origin, inputs, cache);
+    Unit { source, compiled, layered, out: folder }
+}
+
 /// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that
 /// holds the file (the nearest folder above it with a `.git`), so that every command finds the
 /// same build from any working directory; outside a repository, `out` in the working
@@ -285,7 +330,7 @@ pub fn origin(input: &Path, out: &Path) -> Origin {
     if out_path != "out" {
         command.push_str(&format!(" -o {}", shell_word(&out_path)));
     }
-    Origin { input: input_text, command, out_path, in_repository }
+    Origin { input: input_text, command, out_path, in_repository, layers: vec![] }
 }
 
 fn shell_word(s: &str) -> String {
