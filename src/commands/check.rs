@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::units::{self, Mode};
-use super::{FAILED, INVALID, OK, Outcome, Ui};
+use super::{INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::Options;
 
@@ -19,7 +19,10 @@ pub fn run(
     // The upgrade checks need the plan: every file is planned.
     let units = match units::compile_all(files, out, Mode::Plan, inputs) {
         Ok(u) => u,
-        Err(d) => return Outcome::fail(ui, *d, FAILED),
+        Err(d) => {
+            let code = units::failure_code(&d);
+            return Outcome::fail(ui, *d, code);
+        }
     };
     let fleet = units::any_folder(files);
     let mut outcome = Outcome::default();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{FAILED, INVALID, OK, Outcome, Ui};
+use super::{INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Severity, render as show};
 use crate::grid::{Column, render};
 
@@ -166,7 +166,10 @@ pub struct Fleet {
 pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
     let sources = match super::units::sources(o.files) {
         Ok(s) => s,
-        Err(d) => return Outcome::fail(ui, *d, FAILED),
+        Err(d) => {
+            let code = super::units::failure_code(&d);
+            return Outcome::fail(ui, *d, code);
+        }
     };
     let cache = crate::layers::Cache::new();
     let checked = super::units::parallel(&sources, |(path, source, invalid)| {

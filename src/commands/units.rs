@@ -29,7 +29,13 @@ pub(crate) fn compile(
     inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, super::Outcome> {
     compile_all(files, out, Mode::Compile, inputs)
-        .map_err(|d| super::Outcome::fail(ui, *d, super::FAILED))
+        .map_err(|d| super::Outcome::fail(ui, *d.clone(), failure_code(&d)))
+}
+
+/// The exit code of a command whose files could not be read: 1 for a folder without a cluster
+/// file (the input is wrong), else 2 (lhc could not run).
+pub(crate) fn failure_code(d: &Diagnostic) -> u8 {
+    if matches!(d.message, Message::NoClusterFiles { .. }) { super::INVALID } else { super::FAILED }
 }
 
 /// What to do with each file.

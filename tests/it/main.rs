@@ -14,6 +14,7 @@ mod compat;
 mod diagnostics;
 mod diff;
 mod first_week;
+mod fleet;
 mod flux_vars;
 mod fuzz;
 mod gitops;
