@@ -508,6 +508,10 @@ pub enum Message {
     LayerCycle { cycle: String },
     #[error("layer `{path}` sets `[cluster] name`; only the cluster file names the cluster")]
     LayerSetsName { path: String },
+    #[error("layer `{path}` {how}")]
+    LayerChanged { path: String, how: &'static str },
+    #[error("cluster `{cluster}` breaks the policy `{rule}`: {why}")]
+    PolicyBroken { cluster: String, rule: String, why: String },
     #[error("`remove = true` on `{array}` entry `{name}`, which no earlier layer has")]
     RemoveNothing { array: String, name: String },
 
@@ -754,6 +758,8 @@ codes! {
     LayerCycle => "layer-cycle",
     LayerSetsName => "layer-sets-name",
     RemoveNothing => "remove-nothing",
+    PolicyBroken => "policy",
+    LayerChanged => "layer-changed",
     InvalidVariable => "invalid-variable",
     VariableNeedsValue => "variable-needs-value",
     UnresolvedVariable => "unresolved-variable",

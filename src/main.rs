@@ -238,8 +238,13 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
-    Schema,
+    /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json), or with
+    /// `--layer` of a layer (schemas/layer.schema.json).
+    Schema {
+        /// The schema of a layer: a partial cluster file, for the files `extends` names.
+        #[arg(long)]
+        layer: bool,
+    },
     /// Write a new cluster file from a shipped profile.
     Init {
         /// The new cluster's name (default: the profile's); the same as `--name`.
@@ -288,6 +293,17 @@ enum Command {
         format: FleetFormat,
         #[command(flatten)]
         vars: VarArgs,
+    },
+    /// Print where a key's value comes from: the final value and every layer that set it, in
+    /// order (named entries by name: `storage_class.fast.replicas`).
+    Explain {
+        /// The cluster file.
+        file: PathBuf,
+        /// The key, dotted as in TOML (`longhorn.settings.storageOverProvisioningPercentage`).
+        key: String,
+        /// Output format [default: text; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<VersionsFormat>,
     },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
@@ -433,7 +449,7 @@ fn main() -> ExitCode {
                 },
             )
         }
-        Command::Schema => commands::schema::run(),
+        Command::Schema { layer } => commands::schema::run(layer),
         Command::Init { name, name_flag, profile, output, force, list } => commands::init::run(
             &Ui { color: false, ..ui },
             commands::init::Options { name: name.or(name_flag), profile, output, force, list },
@@ -457,6 +473,12 @@ fn main() -> ExitCode {
             ),
             Err(o) => o,
         },
+        Command::Explain { file, key, format } => {
+            let json =
+                format.unwrap_or(if machine { VersionsFormat::Json } else { VersionsFormat::Text })
+                    == VersionsFormat::Json;
+            commands::explain::run(&ui, &file, &key, json)
+        }
         Command::Versions { format, json } => {
             let json = json
                 || format.unwrap_or(if machine {

@@ -7,6 +7,7 @@
 pub mod build;
 pub mod check;
 pub mod diff;
+pub mod explain;
 pub mod fleet;
 pub mod import;
 pub mod init;

@@ -164,17 +164,21 @@ fn may_extend(text: &str) -> bool {
     text.contains("extends")
 }
 
-/// The chain of a cluster file: `None` when it extends nothing.
+/// The chain of a cluster file: `None` when it extends nothing (unless `always`: then the
+/// chain of the file alone).
 pub(crate) fn chain(
     cluster: &Source,
     cache: &Cache,
+    always: bool,
 ) -> Result<Option<Vec<Arc<Layer>>>, Vec<Diagnostic>> {
-    if !may_extend(&cluster.text) {
+    if !always && !may_extend(&cluster.text) {
         return Ok(None);
     }
-    let Ok(parsed) = crate::parse::parse(cluster) else { return Ok(None) };
-    if parsed.document.get("extends").is_none() {
-        return Ok(None);
+    if !always {
+        let Ok(parsed) = crate::parse::parse(cluster) else { return Ok(None) };
+        if parsed.document.get("extends").is_none() {
+            return Ok(None);
+        }
     }
     let source = Arc::new(cluster.clone());
     let sha256 = sha256_hex(cluster.text.as_bytes());

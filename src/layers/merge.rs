@@ -32,6 +32,9 @@ pub struct Write {
     pub value: Option<Span>,
     /// `remove = true`: the entry was deleted.
     pub removed: bool,
+    /// A write of a named entry as a whole (it was added, merged into or removed), not of a
+    /// key: its spans are those of the entry's `name`.
+    pub entry: bool,
 }
 
 /// Every write of one key, in the order applied: the last is the winner.
@@ -223,7 +226,13 @@ impl Merger<'_> {
                     .unwrap_or_else(|| item.to_string().trim().to_string());
                     self.record(
                         path,
-                        Write { file, key: key_span, value: item.span(), removed: false },
+                        Write {
+                            file,
+                            key: key_span,
+                            value: item.span(),
+                            removed: false,
+                            entry: false,
+                        },
                     );
                     let node = Node::Leaf { at, text, path: path.clone() };
                     match slot {
@@ -270,7 +279,8 @@ impl Merger<'_> {
             match found {
                 Some(i) => {
                     entries.remove(i);
-                    let w = Write { file, key: remove_span, value: span, removed: true };
+                    let w =
+                        Write { file, key: remove_span, value: span, removed: true, entry: true };
                     self.record(&entry_path, w);
                 }
                 None => {
@@ -288,7 +298,8 @@ impl Merger<'_> {
             path.pop();
             return;
         }
-        self.record(&entry_path, Write { file, key: span.clone(), value: span, removed: false });
+        let w = Write { file, key: span.clone(), value: span, removed: false, entry: true };
+        self.record(&entry_path, w);
         let i = match found {
             Some(i) => i,
             None => {

@@ -56,11 +56,21 @@ pub struct Layered {
 /// and line they concern (missing or unreadable layer, cycle, a layer setting `[cluster] name`,
 /// `remove = true` with nothing to remove, a path leaving the repository, invalid TOML).
 pub fn resolve(cluster: &Source, cache: &Cache) -> Result<Option<Layered>, Vec<Diagnostic>> {
-    let Some(chain) = load::chain(cluster, cache)? else { return Ok(None) };
+    let Some(chain) = load::chain(cluster, cache, false)? else { return Ok(None) };
+    merged(cluster, chain).map(Some)
+}
+
+/// [`resolve`], with a file that extends nothing as a chain of its own (for `lhc explain`).
+pub fn resolve_any(cluster: &Source, cache: &Cache) -> Result<Layered, Vec<Diagnostic>> {
+    let chain = load::chain(cluster, cache, true)?.unwrap_or_default();
+    merged(cluster, chain)
+}
+
+fn merged(cluster: &Source, chain: Vec<Arc<Layer>>) -> Result<Layered, Vec<Diagnostic>> {
     let (root, provenance) = merge::merge(&chain)?;
     let (text, segments) = text::write(&root, &chain);
     let merged = Source::new(cluster.path.clone(), text);
-    Ok(Some(Layered { files: chain, merged, provenance, segments }))
+    Ok(Layered { files: chain, merged, provenance, segments })
 }
 
 impl Layered {

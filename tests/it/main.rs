@@ -19,6 +19,7 @@ mod flux_vars;
 mod fuzz;
 mod gitops;
 mod import;
+mod layers;
 mod longhorn_release;
 mod lowering;
 mod nodes;
