@@ -291,6 +291,17 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = FleetFormat::Table)]
         format: FleetFormat,
+        /// Write the fleet's GitOps objects into `<DIR>/_fleet/`: an Argo CD ApplicationSet over
+        /// the clusters with `[gitops] mode = "argocd"`, a Flux Kustomization per cluster with
+        /// `mode = "flux"`, and a kustomization.yaml listing them.
+        #[arg(long)]
+        applicationset: bool,
+        /// The clusters' output folder. Default: `out` at the root of the repository.
+        #[arg(short, long, alias = "out", value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Overwrite fleet files edited by hand.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         vars: VarArgs,
     },
@@ -457,22 +468,26 @@ fn main() -> ExitCode {
         Command::Upgrade { file, to, check, dry_run } => {
             commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
         }
-        Command::Fleet { files, format, vars } => match inputs(&vars) {
-            Ok(i) => commands::fleet::run(
-                &ui,
-                &commands::fleet::Options {
-                    files: &files,
-                    out: None,
-                    format: match format {
-                        FleetFormat::Table => commands::fleet::Format::Table,
-                        FleetFormat::Json => commands::fleet::Format::Json,
-                        FleetFormat::Csv => commands::fleet::Format::Csv,
+        Command::Fleet { files, format, applicationset, output, force, vars } => {
+            match inputs(&vars) {
+                Ok(i) => commands::fleet::run(
+                    &ui,
+                    &commands::fleet::Options {
+                        files: &files,
+                        out: output.as_deref(),
+                        applicationset,
+                        force,
+                        format: match format {
+                            FleetFormat::Table => commands::fleet::Format::Table,
+                            FleetFormat::Json => commands::fleet::Format::Json,
+                            FleetFormat::Csv => commands::fleet::Format::Csv,
+                        },
+                        inputs: &i,
                     },
-                    inputs: &i,
-                },
-            ),
-            Err(o) => o,
-        },
+                ),
+                Err(o) => o,
+            }
+        }
         Command::Explain { file, key, format } => {
             let json =
                 format.unwrap_or(if machine { VersionsFormat::Json } else { VersionsFormat::Text })

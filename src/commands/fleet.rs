@@ -24,10 +24,32 @@ pub enum Format {
 #[derive(Debug)]
 pub struct Options<'a> {
     pub files: &'a [PathBuf],
+    /// The clusters' output folder (`-o`); the fleet's GitOps objects go in its `_fleet/`.
     pub out: Option<&'a Path>,
     pub format: Format,
+    /// Write the fleet's GitOps objects ([`gitops_tree`]) instead of printing the table.
+    pub applicationset: bool,
+    pub force: bool,
     pub inputs: &'a crate::Inputs,
 }
+
+/// How one cluster is synced, for the fleet's GitOps objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synced {
+    pub cluster: String,
+    pub argocd: bool,
+    pub repo_url: Option<String>,
+    pub revision: String,
+    /// The cluster's output folder from the repository root (`out/edge-fsn1`).
+    pub path: String,
+    pub namespace: String,
+    pub project: String,
+    pub flux_source: String,
+}
+
+/// The folder of the fleet's GitOps objects in the output folder: no cluster can be named so
+/// (a cluster name is a DNS label, without `_`).
+pub const FLEET_FOLDER: &str = "_fleet";
 
 /// One cluster of the fleet.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -190,21 +212,57 @@ pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
                 let mut r = row(file, resolved, file.cluster.name.as_str());
                 r.file = path.display().to_string().replace('\\', "/");
                 let keys = layered.as_ref().map(layer_keys).unwrap_or_default();
-                Some((r, keys))
+                let folder =
+                    o.out.map_or_else(|| super::units::default_output(path), Path::to_path_buf);
+                let origin = super::units::origin(path, &folder);
+                let synced = file.gitops.as_ref().and_then(|g| {
+                    let argocd = match g.mode.value {
+                        crate::model::GitopsMode::Argocd => true,
+                        crate::model::GitopsMode::Flux => false,
+                        crate::model::GitopsMode::KustomizeHelm => return None,
+                    };
+                    let path = g.path.as_ref().map_or_else(
+                        || match origin.out_path.as_str() {
+                            "." => r.cluster.clone(),
+                            out => format!("{out}/{}", r.cluster),
+                        },
+                        |p| p.trim_start_matches("./").trim_end_matches('/').to_string(),
+                    );
+                    Some(Synced {
+                        cluster: r.cluster.clone(),
+                        argocd,
+                        repo_url: g.repo_url.as_ref().map(|u| u.to_string()),
+                        revision: g.revision().to_string(),
+                        path,
+                        namespace: g.argocd_namespace().to_string(),
+                        project: g.argocd_project().to_string(),
+                        flux_source: g.flux_source().to_string(),
+                    })
+                });
+                Some((r, keys, synced, folder))
             }
             _ => None,
         };
         (diagnostics, row)
     });
+    #[allow(clippy::type_complexity)]
+    let checked: Vec<(
+        Vec<Diagnostic>,
+        Option<(Row, Vec<(String, String, String)>, Option<Synced>, PathBuf)>,
+    )> = checked;
     let mut out = Outcome::default();
     let mut all = vec![];
     let mut rows = vec![];
     let mut keys = vec![];
+    let mut synced = vec![];
+    let mut folders = vec![];
     for ((_, source, _), (diagnostics, row)) in sources.iter().zip(checked) {
         out.diagnostics(ui, &diagnostics, Some(source));
         all.extend(diagnostics);
-        if let Some((r, k)) = row {
+        if let Some((r, k, g, folder)) = row {
             keys.push((r.cluster.clone(), k));
+            synced.extend(g);
+            folders.push(folder);
             rows.push(r);
         }
     }
@@ -213,7 +271,9 @@ pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
         out.code = INVALID;
         return out;
     }
-    let _ = o.out;
+    if o.applicationset {
+        return write_gitops(ui, out, &synced, &folders, o.force);
+    }
     let fleet = Fleet { clusters: rows, disagreements: disagreements(&keys) };
     out.print(&match o.format {
         Format::Table => table(&fleet),
@@ -363,4 +423,136 @@ fn field(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// Writes the fleet's GitOps objects into `<out>/_fleet/` through the build transaction (all or
+/// nothing, hand edits kept unless `force`, `.lhc-manifest.json`).
+fn write_gitops(
+    ui: &Ui,
+    mut out: Outcome,
+    synced: &[Synced],
+    folders: &[PathBuf],
+    force: bool,
+) -> Outcome {
+    let fail = |mut out: Outcome, d: Diagnostic| {
+        out.diagnostics(ui, &[d], None);
+        out.code = INVALID;
+        out
+    };
+    let Some(folder) = folders.first() else { return out };
+    if folders.iter().any(|f| f != folder) {
+        let d = Diagnostic::error(
+            crate::diagnostic::Message::Usage(
+                "the clusters build into different output folders; give one with `-o DIR`".into(),
+            ),
+            None,
+        );
+        return fail(out, d);
+    }
+    if synced.is_empty() {
+        let d = Diagnostic::error(
+            crate::diagnostic::Message::Usage("no cluster has `[gitops] mode = \"argocd\"` or `\"flux\"`: there is nothing to sync".into()),
+            None,
+        ).with_help("set `[gitops] mode` in the clusters (or in a layer they share)");
+        return fail(out, d);
+    }
+    if let Some(s) = synced.iter().find(|s| s.argocd && s.repo_url.is_none()) {
+        let d = Diagnostic::error(
+            crate::diagnostic::Message::Usage(format!(
+                "cluster `{}` has no `[gitops] repo_url`: the ApplicationSet needs the repository that holds its folder",
+                s.cluster
+            )),
+            None,
+        )
+        .with_help("set `repo_url` in `[gitops]`, in the cluster file or a layer the clusters share");
+        return fail(out, d);
+    }
+    let tree = gitops_tree(synced);
+    let facts = crate::lower::Facts::default();
+    let changes = crate::emit::prepare(folder, FLEET_FOLDER, &tree, &facts, force);
+    match crate::emit::commit(std::slice::from_ref(&changes)) {
+        Ok(()) => {
+            out.print(&format!(
+                "{}: {}\n",
+                folder.join(FLEET_FOLDER).display(),
+                if changes.is_clean() {
+                    "up to date".to_string()
+                } else {
+                    format!("{} files written", changes.changes.len())
+                }
+            ));
+            out.code = OK;
+            out
+        }
+        Err(e) => {
+            let d = Diagnostic::error(
+                crate::diagnostic::Message::CannotWrite {
+                    path: folder.join(FLEET_FOLDER).display().to_string(),
+                    reason: format!("{e:?}"),
+                },
+                None,
+            )
+            .with_help("move your changes out of the fleet folder, or pass --force");
+            fail(out, d)
+        }
+    }
+}
+
+/// A string as YAML (JSON's quoting is valid YAML).
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+const HEADER: &str = "# Generated by lhc fleet --applicationset. Do not edit: change the cluster files, then run\n#   lhc fleet --applicationset <folder of the cluster files>\n";
+
+/// The fleet's GitOps objects, keyed `_fleet/<file>`: with Argo CD, one ApplicationSet whose
+/// list generator has an element per cluster and whose template syncs the cluster's `gitops/`
+/// into the cluster Argo CD knows by the cluster's name; with Flux, one Kustomization per
+/// cluster applying its `gitops/` through the kubeconfig Secret `<cluster>-kubeconfig`; and a
+/// `kustomization.yaml` listing them.
+pub fn gitops_tree(synced: &[Synced]) -> crate::render::Tree {
+    let mut tree = crate::render::Tree::new();
+    let mut resources = vec![];
+    let argocd: Vec<&Synced> = synced.iter().filter(|s| s.argocd).collect();
+    if let Some(first) = argocd.first() {
+        let mut y = format!(
+            "{HEADER}#\n# One Argo CD Application per cluster, generated from the list below: each syncs the cluster's\n# gitops/ folder (its Longhorn Application and the manifests' Application) into the cluster\n# registered in Argo CD under the cluster's name. Never pruned: that would uninstall Longhorn.\napiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: \"lhc-fleet\"\n  namespace: {}\n  labels:\n    app.kubernetes.io/managed-by: \"lhc\"\nspec:\n  goTemplate: true\n  goTemplateOptions:\n    - \"missingkey=error\"\n  generators:\n    - list:\n        elements:\n",
+            q(&first.namespace)
+        );
+        for s in &argocd {
+            y.push_str(&format!(
+                "          - cluster: {}\n            path: {}\n            repoURL: {}\n            revision: {}\n            project: {}\n            namespace: {}\n",
+                q(&s.cluster),
+                q(&format!("{}/gitops", s.path)),
+                q(s.repo_url.as_deref().unwrap_or_default()),
+                q(&s.revision),
+                q(&s.project),
+                q(&s.namespace),
+            ));
+        }
+        y.push_str("  template:\n    metadata:\n      name: \"lhc-{{.cluster}}\"\n      labels:\n        app.kubernetes.io/managed-by: \"lhc\"\n    spec:\n      project: \"{{.project}}\"\n      source:\n        repoURL: \"{{.repoURL}}\"\n        targetRevision: \"{{.revision}}\"\n        path: \"{{.path}}\"\n      destination:\n        name: \"{{.cluster}}\"\n        namespace: \"{{.namespace}}\"\n      syncPolicy:\n        automated:\n          prune: false\n          selfHeal: true\n  syncPolicy:\n    preserveResourcesOnDeletion: true\n");
+        tree.insert(format!("{FLEET_FOLDER}/applicationset.yaml"), y);
+        resources.push("applicationset.yaml".to_string());
+    }
+    for s in synced.iter().filter(|s| !s.argocd) {
+        let y = format!(
+            "{HEADER}#\n# Flux applies the cluster's gitops/ folder in the cluster itself, through the kubeconfig in\n# the Secret {}-kubeconfig (key `value`) in flux-system. Never pruned.\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {}\n  namespace: \"flux-system\"\n  labels:\n    app.kubernetes.io/managed-by: \"lhc\"\nspec:\n  interval: \"10m\"\n  path: {}\n  prune: false\n  sourceRef:\n    kind: \"GitRepository\"\n    name: {}\n  kubeConfig:\n    secretRef:\n      name: {}\n",
+            s.cluster,
+            q(&format!("lhc-{}", s.cluster)),
+            q(&format!("./{}/gitops", s.path)),
+            q(&s.flux_source),
+            q(&format!("{}-kubeconfig", s.cluster)),
+        );
+        let name = format!("flux-{}.yaml", s.cluster);
+        tree.insert(format!("{FLEET_FOLDER}/{name}"), y);
+        resources.push(name);
+    }
+    let mut k = format!(
+        "{HEADER}#\n# `kubectl apply -k` (or an Argo CD Application, or a Flux Kustomization) applies the fleet.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+    );
+    for r in &resources {
+        k.push_str(&format!("  - {}\n", q(r)));
+    }
+    tree.insert(format!("{FLEET_FOLDER}/kustomization.yaml"), k);
+    tree
 }

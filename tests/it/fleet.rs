@@ -184,3 +184,78 @@ fn a_folder_without_cluster_files_is_an_error() {
         assert_eq!(out.code, if command == "diff" { 2 } else { 1 }, "{command}");
     }
 }
+
+/// Every document of a folder's `kubectl kustomize`, validated against its vendored schema.
+fn kustomized(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = std::process::Command::new("kubectl").arg("kustomize").arg(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let docs = crate::common::yaml_docs(&String::from_utf8_lossy(&out.stdout));
+    for d in &docs {
+        crate::common::validate_k8s(d, "1.37").unwrap_or_else(|e| panic!("{e:?}\n{d:#}"));
+    }
+    docs
+}
+
+#[test]
+fn the_fleet_s_applicationset_and_flux_kustomizations() {
+    let t = fleet();
+    let out = t.run_args(&["fleet", "--applicationset", "fleet/"]);
+    out.code(0).stdout("out/_fleet: 2 files written\n");
+    let tree = t.tree("out/_fleet");
+    let set = &crate::common::yaml_docs(&tree["applicationset.yaml"])[0];
+    crate::common::validate_k8s(set, "1.37").unwrap();
+    let elements = set["spec"]["generators"][0]["list"]["elements"].as_array().unwrap();
+    let paths: Vec<&str> = elements.iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["out/edge-fsn1/gitops", "out/edge-hel1/gitops", "out/edge-nbg1/gitops"]);
+    assert_eq!(set["spec"]["template"]["spec"]["syncPolicy"]["automated"]["prune"], false);
+    if crate::common::have("kubectl") {
+        let docs = kustomized(&t.path().join("out/_fleet"));
+        assert_eq!(docs.len(), 1);
+    }
+    // Again: nothing to write; an edit by hand is kept.
+    t.run_args(&["fleet", "--applicationset", "fleet/"]).code(0).stdout("out/_fleet: up to date\n");
+
+    // With Flux: a Kustomization per cluster, all listed.
+    let layer = t.path().join("fleet/layers/company.toml");
+    let text = std::fs::read_to_string(&layer).unwrap();
+    std::fs::write(&layer, text.replace("mode = \"argocd\"", "mode = \"flux\"")).unwrap();
+    std::fs::remove_dir_all(t.path().join("out")).unwrap();
+    t.run_args(&["fleet", "--applicationset", "fleet/"]).code(0);
+    let tree = t.tree("out/_fleet");
+    let names: Vec<&String> = tree.keys().collect();
+    assert_eq!(
+        names,
+        [
+            ".lhc-manifest.json",
+            "flux-edge-fsn1.yaml",
+            "flux-edge-hel1.yaml",
+            "flux-edge-nbg1.yaml",
+            "kustomization.yaml"
+        ]
+    );
+    let k = &crate::common::yaml_docs(&tree["flux-edge-hel1.yaml"])[0];
+    crate::common::validate_k8s(k, "1.37").unwrap();
+    assert_eq!(k["spec"]["path"], "./out/edge-hel1/gitops");
+    assert_eq!(k["spec"]["prune"], false);
+    if crate::common::have("kubectl") {
+        assert_eq!(kustomized(&t.path().join("out/_fleet")).len(), 3);
+    }
+}
+
+#[test]
+fn an_applicationset_needs_the_repository() {
+    let t = fleet();
+    let layer = t.path().join("fleet/layers/company.toml");
+    let text = std::fs::read_to_string(&layer).unwrap();
+    let without: String =
+        text.lines().filter(|l| !l.starts_with("repo_url")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&layer, without).unwrap();
+    let out = t.run_args(&["fleet", "--applicationset", "fleet/"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains("cluster `edge-fsn1` has no `[gitops] repo_url`"),
+        "{}",
+        out.stderr
+    );
+    assert!(!t.path().join("out").exists());
+}
