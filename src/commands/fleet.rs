@@ -130,9 +130,12 @@ pub struct Disagreement {
     pub values: BTreeMap<String, String>,
 }
 
+/// A layer, a dotted key it sets, and the cluster's final value of it.
+pub type LayerKey = (String, String, String);
+
 /// Every (layer, key, value) of a merged cluster file: for each key a layer of its chain wrote,
 /// the value that won (text as written). Tables and named entries are left out: their keys are.
-fn layer_keys(layered: &crate::layers::Layered) -> Vec<(String, String, String)> {
+fn layer_keys(layered: &crate::layers::Layered) -> Vec<LayerKey> {
     let last = layered.files.len() - 1;
     let keys: Vec<&crate::layers::KeyPath> = layered.provenance.keys().collect();
     let mut out = vec![];
@@ -158,7 +161,7 @@ fn layer_keys(layered: &crate::layers::Layered) -> Vec<(String, String, String)>
 }
 
 /// The keys a shared layer sets on which the clusters that extend it end with different values.
-pub fn disagreements(clusters: &[(String, Vec<(String, String, String)>)]) -> Vec<Disagreement> {
+pub fn disagreements(clusters: &[(String, Vec<LayerKey>)]) -> Vec<Disagreement> {
     let mut by: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
     for (cluster, keys) in clusters {
         for (layer, key, value) in keys {

@@ -72,12 +72,13 @@ pub fn compile_all(
     Ok(units)
 }
 
+/// A cluster file read: its path, its text, and the error when it is not UTF-8.
+pub type Read = (PathBuf, Source, Option<Diagnostic>);
+
 /// Every cluster file a command is given, read (in parallel): each file given, and for a folder
 /// the `.toml` files under it ([`toml_files`]) that set `[cluster] name`; the others are layers.
 /// A file that is not UTF-8 comes with its error. A folder without a cluster file is an error.
-pub fn sources(
-    paths: &[PathBuf],
-) -> Result<Vec<(PathBuf, Source, Option<Diagnostic>)>, Box<Diagnostic>> {
+pub fn sources(paths: &[PathBuf]) -> Result<Vec<Read>, Box<Diagnostic>> {
     let mut candidates: Vec<(PathBuf, bool)> = vec![];
     for path in paths {
         if path.is_dir() {
@@ -92,8 +93,7 @@ pub fn sources(
             candidates.push((path.clone(), false));
         }
     }
-    type Read = Option<(PathBuf, Source, Option<Diagnostic>)>;
-    let read_one = |(path, in_folder): &(PathBuf, bool)| -> Result<Read, Box<Diagnostic>> {
+    let read_one = |(path, in_folder): &(PathBuf, bool)| -> Result<Option<Read>, Box<Diagnostic>> {
         let (source, invalid) = read(path)?;
         if *in_folder && invalid.is_none() && !is_cluster_file(&source.text) {
             return Ok(None);
