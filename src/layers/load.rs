@@ -108,7 +108,7 @@ fn parse(
     let extends = match extends_of(&document) {
         Ok(e) => e,
         Err(d) => {
-            errors.push(in_file(d));
+            errors.push(in_file(*d));
             vec![]
         }
     };
@@ -119,10 +119,10 @@ fn parse(
 }
 
 /// What a document's `extends` names: a string or an array of strings.
-fn extends_of(document: &Document<String>) -> Result<Vec<(String, Span)>, Diagnostic> {
+fn extends_of(document: &Document<String>) -> Result<Vec<(String, Span)>, Box<Diagnostic>> {
     let Some(item) = document.get("extends") else { return Ok(vec![]) };
     let wrong = |span: Option<Span>| {
-        Diagnostic::error(
+        Box::new(Diagnostic::error(
             Message::WrongType {
                 key: "extends".into(),
                 expected: "a path or an array of paths".into(),
@@ -130,7 +130,7 @@ fn extends_of(document: &Document<String>) -> Result<Vec<(String, Span)>, Diagno
             },
             span,
         )
-        .with_help("write `extends = \"base.toml\"` or `extends = [\"a.toml\", \"b.toml\"]`")
+        .with_help("write `extends = \"base.toml\"` or `extends = [\"a.toml\", \"b.toml\"]`"))
     };
     match item.as_value() {
         Some(Value::String(s)) => Ok(vec![(s.value().clone(), s.span().unwrap_or_default())]),
