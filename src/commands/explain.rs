@@ -76,7 +76,7 @@ pub fn run(ui: &Ui, file: &Path, key: &str, json: bool) -> Outcome {
         .with_help(help);
         return Outcome::fail(ui, d, INVALID);
     }
-    let value = final_value(&layered, &path);
+    let value = layered.value(&path).unwrap_or_default();
     let explained = Explained {
         key: key.to_string(),
         value,
@@ -156,26 +156,6 @@ fn dotted(path: &[String]) -> String {
         .map(|p| toml_edit::Key::new(p.as_str()).display_repr().into_owned())
         .collect::<Vec<_>>()
         .join(".")
-}
-
-/// The merged value at a key path, named entries by name.
-fn final_value(layered: &Layered, path: &[String]) -> serde_json::Value {
-    let Ok(parsed) = crate::parse::parse(&layered.merged) else { return serde_json::Value::Null };
-    let mut at = &parsed.tree;
-    for segment in path {
-        let next = match at {
-            serde_json::Value::Object(m) => m.get(segment),
-            serde_json::Value::Array(items) => {
-                items.iter().find(|e| e.get("name").and_then(|n| n.as_str()) == Some(segment))
-            }
-            _ => None,
-        };
-        match next {
-            Some(v) => at = v,
-            None => return serde_json::Value::Null,
-        }
-    }
-    at.clone()
 }
 
 /// A JSON value as a TOML value (inline).

@@ -122,15 +122,17 @@ fn parse(
 fn extends_of(document: &Document<String>) -> Result<Vec<(String, Span)>, Box<Diagnostic>> {
     let Some(item) = document.get("extends") else { return Ok(vec![]) };
     let wrong = |span: Option<Span>| {
-        Box::new(Diagnostic::error(
-            Message::WrongType {
-                key: "extends".into(),
-                expected: "a path or an array of paths".into(),
-                found: kind(item).into(),
-            },
-            span,
+        Box::new(
+            Diagnostic::error(
+                Message::WrongType {
+                    key: "extends".into(),
+                    expected: "a path or an array of paths".into(),
+                    found: kind(item).into(),
+                },
+                span,
+            )
+            .with_help("write `extends = \"base.toml\"` or `extends = [\"a.toml\", \"b.toml\"]`"),
         )
-        .with_help("write `extends = \"base.toml\"` or `extends = [\"a.toml\", \"b.toml\"]`"))
     };
     match item.as_value() {
         Some(Value::String(s)) => Ok(vec![(s.value().clone(), s.span().unwrap_or_default())]),

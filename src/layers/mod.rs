@@ -23,7 +23,8 @@
 //! across threads), [`resolve`] per cluster file (`Ok(None)` when it extends nothing: build it as
 //! it is, byte for byte as before), then [`Layered::merged`] to compile, [`Layered::back`] for the
 //! diagnostics, [`Layered::layers`] (path and sha256 of each layer) and
-//! [`Layered::provenance`]/[`Layered::history`] for where each key came from.
+//! [`Layered::provenance`]/[`Layered::history`] for where each key came from and
+//! [`Layered::value`] for its merged value.
 //! `lhc::compile_layers` does all of it around the pipeline's stages.
 
 pub mod load;
@@ -88,6 +89,23 @@ impl Layered {
     /// Every write of a key (`["storage_class", "fast", "replicas"]`: named entries by name).
     pub fn history(&self, key: &[String]) -> Option<&History> {
         self.provenance.get(key)
+    }
+
+    /// The merged value at a key path (named entries by name), as JSON; `None` when no file
+    /// sets it (or the last write removed it).
+    pub fn value(&self, key: &[String]) -> Option<serde_json::Value> {
+        let parsed = crate::parse::parse(&self.merged).ok()?;
+        let mut at = &parsed.tree;
+        for segment in key {
+            at = match at {
+                serde_json::Value::Object(m) => m.get(segment)?,
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .find(|e| e.get("name").and_then(|n| n.as_str()) == Some(segment))?,
+                _ => return None,
+            };
+        }
+        Some(at.clone())
     }
 
     /// The file and span in it that an offset range of [`Layered::merged`] was copied from, and

@@ -345,3 +345,40 @@ fn a_file_that_extends_nothing_may_still_be_explained() {
     let out = t.run_args(&["explain", "c.toml", "storage_class.fast.replicas"]);
     out.code(0).stdout("storage_class.fast.replicas = 2\n\nset by, in the order applied (the last wins):\n  c.toml:26:1  2\n");
 }
+
+#[test]
+fn upgrade_refuses_a_file_that_extends_layers() {
+    let out = fleet().run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1"]);
+    out.code(2).stderr("error[usage]: `clusters/edge-1.toml` extends layers; lhc upgrade moves one self-contained cluster file\n  = help: `lhc explain clusters/edge-1.toml longhorn.version` names the file that sets the release: change it there, then run `lhc check`\n\n");
+}
+
+#[test]
+fn one_cache_reads_each_layer_once_for_many_clusters() {
+    // Run in this process, whose working directory is not the test's: the repository is the
+    // folder with `.git`.
+    let t = fleet()
+        .file("clusters/edge-2.toml", &EDGE.replace("edge-1", "edge-2"))
+        .file(".git/HEAD", "");
+    let cache = lhc::layers::Cache::new();
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = ["edge-1", "edge-2"]
+            .iter()
+            .map(|name| {
+                let cache = &cache;
+                let path = t.path().join(format!("clusters/{name}.toml"));
+                s.spawn(move || {
+                    let source =
+                        lhc::source::Source::new(&path, std::fs::read_to_string(&path).unwrap());
+                    lhc::layers::resolve(&source, cache).unwrap().unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(cache.len(), 1);
+    for l in &results {
+        assert_eq!(l.layers().len(), 1);
+        assert_eq!(l.layers()[0].sha256, lhc::names::sha256_hex(BASE.as_bytes()));
+        assert!(std::sync::Arc::ptr_eq(&l.layers()[0], &results[0].layers()[0]));
+    }
+}
