@@ -4,7 +4,9 @@
 
 pub mod render;
 
-use crate::source::Span;
+use std::sync::Arc;
+
+use crate::source::{Source, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,11 +27,14 @@ impl Severity {
     }
 }
 
-/// A secondary place in the same file that explains the diagnostic ("first defined here").
+/// A secondary place that explains the diagnostic ("first defined here"): in the diagnostic's
+/// file, or in `file` (a layer the value overrode).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
     pub span: Span,
     pub text: String,
+    /// The file the span is in, when it is not the diagnostic's own.
+    pub file: Option<Arc<Source>>,
 }
 
 /// One finding about one input file.
@@ -46,6 +51,9 @@ pub struct Diagnostic {
     /// Texts never to show (a Secret's values), each with what to show instead: applied to the
     /// message wherever it is printed ([`Diagnostic::text`]).
     pub hidden: Vec<(String, String)>,
+    /// The file the span is in, when it is not the file the diagnostic is rendered with: a layer
+    /// the cluster file extends.
+    pub file: Option<Arc<Source>>,
 }
 
 impl Diagnostic {
@@ -58,6 +66,7 @@ impl Diagnostic {
             help: None,
             note: None,
             hidden: vec![],
+            file: None,
         }
     }
 
@@ -70,6 +79,7 @@ impl Diagnostic {
             help: None,
             note: None,
             hidden: vec![],
+            file: None,
         }
     }
 
@@ -88,7 +98,7 @@ impl Diagnostic {
     }
 
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.labels.push(Label { span, text: text.into() });
+        self.labels.push(Label { span, text: text.into(), file: None });
         self
     }
 
@@ -114,7 +124,10 @@ impl Diagnostic {
 /// duplicates, so output does not depend on the order rules ran in.
 pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
     diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| (d.span.as_ref().map(|s| (s.start, s.end)), d.code());
+        let key = |d: &Diagnostic| {
+            let file = d.file.as_ref().map(|f| f.name());
+            (file, d.span.as_ref().map(|s| (s.start, s.end)), d.code())
+        };
         key(a).cmp(&key(b)).then_with(|| a.message.to_string().cmp(&b.message.to_string()))
     });
     diagnostics.dedup();
@@ -427,6 +440,8 @@ pub enum Message {
     // --- running lhc -------------------------------------------------------------------------
     #[error("cannot read {path}: {reason}")]
     CannotRead { path: String, reason: String },
+    #[error("{folder} holds no cluster file")]
+    NoClusterFiles { folder: String },
     #[error("cannot write {path}: {reason}")]
     CannotWrite { path: String, reason: String },
     #[error("{0}")]
@@ -495,6 +510,22 @@ pub enum Message {
     OutputCollision { name: String, first: String, folder: String },
     #[error("`[gitops] path` is `{given}`, but lhc writes the cluster's folder at `{actual}`")]
     GitopsPath { given: String, actual: String },
+
+    // --- layers ----------------------------------------------------------------------------------
+    #[error("layer `{path}` cannot be read: {reason}")]
+    LayerUnreadable { path: String, reason: String },
+    #[error("layer `{path}` lies outside the repository{how}")]
+    LayerOutside { path: String, how: String },
+    #[error("the layers extend each other in a cycle: {cycle}")]
+    LayerCycle { cycle: String },
+    #[error("layer `{path}` sets `[cluster] name`; only the cluster file names the cluster")]
+    LayerSetsName { path: String },
+    #[error("layer `{path}` {how}")]
+    LayerChanged { path: String, how: &'static str },
+    #[error("cluster `{cluster}` breaks the policy `{rule}`: {why}")]
+    PolicyBroken { cluster: String, rule: String, why: String },
+    #[error("`remove = true` on `{array}` entry `{name}`, which no earlier layer has")]
+    RemoveNothing { array: String, name: String },
 
     // --- Flux variables --------------------------------------------------------------------
     #[error("{value:?} is not a string Flux substitutes: {problem}")]
@@ -707,6 +738,7 @@ codes! {
     SettingNotReset => "setting-not-reset",
     NoPreviousBuild => "no-previous-build",
     CannotRead => "cannot-read",
+    NoClusterFiles => "no-cluster-files",
     CannotWrite => "cannot-write",
     Usage => "usage",
     UpgradeStopped => "upgrade-stopped",
@@ -738,6 +770,13 @@ codes! {
     GitopsField => "gitops-field",
     OutputCollision => "output-collision",
     GitopsPath => "gitops-path",
+    LayerUnreadable => "layer-unreadable",
+    LayerOutside => "layer-outside-repository",
+    LayerCycle => "layer-cycle",
+    LayerSetsName => "layer-sets-name",
+    RemoveNothing => "remove-nothing",
+    PolicyBroken => "policy",
+    LayerChanged => "layer-changed",
     InvalidVariable => "invalid-variable",
     VariableNeedsValue => "variable-needs-value",
     UnresolvedVariable => "unresolved-variable",

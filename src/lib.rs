@@ -5,7 +5,9 @@
 //!
 //! The pipeline, one module per stage; a stage imports only stages before it:
 //!
-//! 1. [`source`]: read the file; spans become line and column.
+//! 1. [`source`]: read the file; spans become line and column. [`layers`]: a file that
+//!    `extends` others is merged with them into one text first, and every diagnostic goes back
+//!    to the file and line that wrote the value ([`compile_layers`]).
 //! 2. [`parse`]: TOML into a document, a JSON tree and an index of where every key was written.
 //! 3. [`schema`]: validate the tree against the JSON Schema generated from [`model`].
 //! 4. [`model`]: deserialize the typed input, every value with its span.
@@ -38,6 +40,7 @@ pub mod emit;
 pub mod grid;
 pub mod import;
 pub mod knowledge;
+pub mod layers;
 pub mod lower;
 pub mod model;
 pub mod names;
@@ -342,6 +345,51 @@ fn redact(d: &mut Diagnostic, vars: &vars::Variables) {
     for l in &mut d.labels {
         l.text = vars.redact(&l.text);
     }
+}
+
+/// Which stages [`compile_layers`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Validate only ([`check_only_with`]).
+    Check,
+    /// Validate and plan, without rendering ([`plan_only_with`]).
+    Plan,
+    /// Validate, plan and render ([`compile_with`]).
+    Compile,
+}
+
+/// Runs `stage` on a cluster file, its layers merged in first when it `extends` any
+/// ([`layers::resolve`], through `cache`, which a caller of many files shares): every diagnostic
+/// is at the file and line that wrote the value, the plan's origin names the layers (`origin` is
+/// called with them to make it) and its facts record their sha256. A file that extends nothing
+/// is compiled as it is. The merged chain is returned for the caller's provenance questions.
+pub fn compile_layers(
+    source: &Source,
+    stage: Stage,
+    origin: impl FnOnce(&[std::sync::Arc<layers::Layer>]) -> Origin,
+    inputs: &Inputs,
+    cache: &layers::Cache,
+) -> (Compiled, Option<layers::Layered>) {
+    let run = |source: &Source, origin: Origin| match stage {
+        Stage::Check => check_only_with(source, inputs),
+        Stage::Plan => plan_only_with(source, origin, inputs),
+        Stage::Compile => compile_with(source, origin, inputs),
+    };
+    let layered = match layers::resolve(source, cache) {
+        Ok(Some(l)) => l,
+        Ok(None) => return (run(source, origin(&[])), None),
+        Err(diagnostics) => return (Compiled { diagnostics, cluster: None, output: None }, None),
+    };
+    let mut compiled = run(&layered.merged, origin(layered.layers()));
+    layered.back_all(&mut compiled.diagnostics);
+    if let Some((_, span)) = compiled.cluster.as_mut() {
+        *span = layered.locate(span).map_or(0..0, |(_, s, _)| s);
+    }
+    if let Some(o) = compiled.output.as_mut() {
+        let layers = o.plan.origin.layers.iter().map(|l| (l.path.clone(), l.sha256.clone()));
+        o.plan.facts.layers = layers.collect();
+    }
+    (compiled, Some(layered))
 }
 
 /// Checks a cluster file without rendering anything (`lhc check`).

@@ -45,6 +45,13 @@ enum VersionsFormat {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FleetFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum PlanFormat {
     Table,
     Markdown,
@@ -244,8 +251,13 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json).
-    Schema,
+    /// Print the JSON Schema of the cluster file (schemas/cluster.schema.json), or with
+    /// `--layer` of a layer (schemas/layer.schema.json).
+    Schema {
+        /// The schema of a layer: a partial cluster file, for the files `extends` names.
+        #[arg(long)]
+        layer: bool,
+    },
     /// Write a new cluster file from a shipped profile.
     Init {
         /// The new cluster's name (default: the profile's); the same as `--name`.
@@ -303,6 +315,40 @@ enum Command {
         fix_script: Option<PathBuf>,
         #[command(flatten)]
         vars: VarArgs,
+    },
+    /// One table of a fleet: per cluster its release and the next one it can move to, nodes,
+    /// disks, classes with their replicas and capacity, and whether backups have a target.
+    Fleet {
+        /// Folders of cluster files (the files that set `[cluster] name`), or cluster files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = FleetFormat::Table)]
+        format: FleetFormat,
+        /// Write the fleet's GitOps objects into `<DIR>/_fleet/`: an Argo CD ApplicationSet over
+        /// the clusters with `[gitops] mode = "argocd"`, a Flux Kustomization per cluster with
+        /// `mode = "flux"`, and a kustomization.yaml listing them.
+        #[arg(long)]
+        applicationset: bool,
+        /// The clusters' output folder. Default: `out` at the root of the repository.
+        #[arg(short, long, alias = "out", value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Overwrite fleet files edited by hand.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        vars: VarArgs,
+    },
+    /// Print where a key's value comes from: the final value and every layer that set it, in
+    /// order (named entries by name: `storage_class.fast.replicas`).
+    Explain {
+        /// The cluster file.
+        file: PathBuf,
+        /// The key, dotted as in TOML (`longhorn.settings.storageOverProvisioningPercentage`).
+        key: String,
+        /// Output format [default: text; json with `--message-format json`].
+        #[arg(long, value_enum)]
+        format: Option<VersionsFormat>,
     },
     /// Print the supported Longhorn chart and Kubernetes versions.
     Versions {
@@ -457,7 +503,7 @@ fn main() -> ExitCode {
                 },
             )
         }
-        Command::Schema => commands::schema::run(),
+        Command::Schema { layer } => commands::schema::run(layer),
         Command::Init { name, name_flag, profile, output, force, list } => commands::init::run(
             &Ui { color: false, ..ui },
             commands::init::Options { name: name.or(name_flag), profile, output, force, list },
@@ -485,6 +531,32 @@ fn main() -> ExitCode {
         },
         Command::Upgrade { file, to, check, dry_run } => {
             commands::upgrade::run(&ui, &commands::upgrade::Options { file, to, check, dry_run })
+        }
+        Command::Fleet { files, format, applicationset, output, force, vars } => {
+            match inputs(&vars) {
+                Ok(i) => commands::fleet::run(
+                    &ui,
+                    &commands::fleet::Options {
+                        files: &files,
+                        out: output.as_deref(),
+                        applicationset,
+                        force,
+                        format: match format {
+                            FleetFormat::Table => commands::fleet::Format::Table,
+                            FleetFormat::Json => commands::fleet::Format::Json,
+                            FleetFormat::Csv => commands::fleet::Format::Csv,
+                        },
+                        inputs: &i,
+                    },
+                ),
+                Err(o) => o,
+            }
+        }
+        Command::Explain { file, key, format } => {
+            let json =
+                format.unwrap_or(if machine { VersionsFormat::Json } else { VersionsFormat::Text })
+                    == VersionsFormat::Json;
+            commands::explain::run(&ui, &file, &key, json)
         }
         Command::Versions { format, json } => {
             let json = json

@@ -22,6 +22,13 @@ use crate::parse::{Parsed, Special, SpecialKind};
 pub const SCHEMA_ID: &str =
     "https://raw.githubusercontent.com/lhc-dev/lhc/main/schemas/cluster.schema.json";
 
+/// Where the schema of layers is published; also its `$id`.
+pub const LAYER_SCHEMA_ID: &str =
+    "https://raw.githubusercontent.com/lhc-dev/lhc/main/schemas/layer.schema.json";
+
+/// `schemas/layer.schema.json`, as shipped (`lhc schema --layer`).
+pub const SHIPPED_LAYER: &str = include_str!("../schemas/layer.schema.json");
+
 /// `schemas/cluster.schema.json`, as shipped.
 pub const SHIPPED: &str = include_str!("../schemas/cluster.schema.json");
 
@@ -71,6 +78,61 @@ pub fn generated_text() -> String {
     text
 }
 
+/// The schema of a layer, derived from [`generate`]: a partial cluster file. Nothing is
+/// required but the `name` of an entry of an array of tables (layers merge entries by name),
+/// such an entry may say `remove = true`, and `[cluster]` has no `name` (only the cluster file
+/// names the cluster). A cluster file that extends layers may use it too.
+pub fn generate_layer() -> Value {
+    let mut value = generate();
+    let cluster_def = value["properties"]["cluster"]["$ref"]
+        .as_str()
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .map(str::to_string);
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("$id".into(), LAYER_SCHEMA_ID.into());
+        obj.insert("title".into(), "lhc layer".into());
+        obj.remove("required");
+    }
+    if let Some(Value::Object(defs)) = value.get_mut("$defs") {
+        for (name, def) in defs.iter_mut() {
+            let Some(obj) = def.as_object_mut() else { continue };
+            if Some(name) == cluster_def.as_ref() {
+                obj.remove("required");
+                if let Some(Value::Object(p)) = obj.get_mut("properties") {
+                    p.remove("name");
+                }
+                continue;
+            }
+            let named = obj
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|k| k == "name"));
+            if named {
+                obj.insert("required".into(), Value::Array(vec!["name".into()]));
+                if let Some(Value::Object(p)) = obj.get_mut("properties") {
+                    p.insert(
+                        "remove".into(),
+                        serde_json::json!({
+                            "description": "`remove = true` deletes the entry of this name that an earlier layer has.",
+                            "type": "boolean"
+                        }),
+                    );
+                }
+            } else {
+                obj.remove("required");
+            }
+        }
+    }
+    value
+}
+
+/// [`generate_layer`] as the text `schemas/layer.schema.json` must hold.
+pub fn generated_layer_text() -> String {
+    let mut text = serde_json::to_string_pretty(&generate_layer()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// The shipped schema as a JSON value.
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -80,6 +142,11 @@ pub fn schema() -> &'static Value {
 /// The schema as `lhc schema` prints it.
 pub fn schema_text() -> String {
     SHIPPED.to_string()
+}
+
+/// The schema of a layer as `lhc schema --layer` prints it.
+pub fn layer_schema_text() -> String {
+    SHIPPED_LAYER.to_string()
 }
 
 /// TOML has no null: optional keys are simply not required, so `null` alternatives (which

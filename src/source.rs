@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub type Span = Range<usize>;
 
 /// One input file, read once and kept for diagnostics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// The path as the user gave it; diagnostics and generated headers name the file by it.
     pub path: PathBuf,

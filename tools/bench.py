@@ -8,6 +8,10 @@ the report gives the median and the best wall time and the largest max RSS. With
 callgrind, whose instruction count does not depend on how busy the machine is.
 
 Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind] [--breakdown] [--bin PATH]
+                      [--only-fleet] [--fleet-size N]
+`--only-fleet` runs only the fleet case (issue 24): 1,000 cluster files (`--fleet-size`) extending
+three shared layers, one `lhc build DIR` against 1,000 separate builds (at most 0.25 of their
+time), and a no-change `build --check DIR` (under half of the first build).
 `--breakdown` also prints where the instructions of each profile's `check` and first `build` go,
 by pipeline stage (callgrind's inclusive counts); `--bin` benchmarks another binary (with
 `--no-build`), such as a profile without LTO while working.
@@ -289,6 +293,106 @@ def run_plan(name, toml_path, runs):
     line(f"{name}, plan --format json --chart", json, rss, f"({runs} runs)")
 
 
+FLEET_LAYERS = {
+    "company.toml": '''[longhorn]
+version = "1.12.1"
+
+[longhorn.default_class]
+default = true
+replicas = 3
+
+[longhorn.settings]
+storageOverProvisioningPercentage = 150
+
+[[recurring_job]]
+name = "nightly-backup"
+task = "backup"
+cron = "0 2 * * *"
+retain = 14
+groups = ["default"]
+
+[[storage_class]]
+name = "fast"
+replicas = 3
+disk_tags = ["nvme"]
+
+[[storage_class]]
+name = "fast-2"
+replicas = 2
+disk_tags = ["nvme"]
+''',
+    "hcloud.toml": '''[cluster]
+provider = "hcloud"
+kubernetes = "1.37"
+
+[[pool]]
+name = "storage"
+server_type = "ccx23"
+node_tags = ["storage"]
+
+[[pool.disk]]
+name = "nvme"
+type = "local"
+path = "/var/lib/longhorn"
+tags = ["nvme"]
+reserved = "25%"
+''',
+    "backup.toml": '''[longhorn.backup]
+credential_secret = "longhorn-backup"
+
+[gitops]
+mode = "flux"
+''',
+}
+
+
+def fleet_files(root, n):
+    """`n` cluster files under root/clusters/ extending the three layers of root/layers/."""
+    os.makedirs(os.path.join(root, "layers"))
+    os.makedirs(os.path.join(root, "clusters"))
+    for name, text in FLEET_LAYERS.items():
+        with open(os.path.join(root, "layers", name), "w") as f:
+            f.write(text)
+    locations = ["fsn1", "nbg1", "hel1"]
+    paths = []
+    for i in range(n):
+        name = f"edge-{i:04d}"
+        loc = locations[i % 3]
+        nodes = ", ".join(f'"{name}-{k}"' for k in range(1, 4))
+        path = os.path.join(root, "clusters", f"{name}.toml")
+        with open(path, "w") as f:
+            f.write(
+                'extends = ["../layers/company.toml", "../layers/hcloud.toml", "../layers/backup.toml"]\n\n'
+                f'[cluster]\nname = "{name}"\nlocation = "{loc}"\n\n'
+                f'[longhorn.backup]\ntarget = "s3://{name}@{loc}/"\n\n'
+                f'[[pool]]\nname = "storage"\nnodes = [{nodes}]\n'
+            )
+        paths.append(path)
+    return paths
+
+
+def run_fleet(n, runs):
+    """Issue 24: `n` cluster files extending three shared layers: one `lhc build DIR` against `n`
+    separate `lhc build FILE` runs (bound: 0.25x), and a no-change `build --check DIR` against the
+    first build (bound: 0.5x)."""
+    one, first, check = [], [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = fleet_files(tmp, n)
+            start = time.perf_counter()
+            for p in paths:
+                measure([BIN, "build", p, "-o", "separate"], cwd=tmp)
+            one.append(time.perf_counter() - start)
+            first.append(measure([BIN, "build", "clusters", "-o", "out"], cwd=tmp)[0])
+            check.append(measure([BIN, "build", "--check", "clusters", "-o", "out"], cwd=tmp)[0])
+    s, f, c = statistics.median(one), statistics.median(first), statistics.median(check)
+    print(f"fleet: {n} cluster files over 3 layers, {n} separate builds {s * 1000:.0f} ms, "
+          f"one build of the folder {f * 1000:.0f} ms: {f / s:.3f}x "
+          f"({'within' if f <= 0.25 * s else 'OVER'} the 0.25x bound)")
+    print(f"fleet: no-change build --check of the folder {c * 1000:.0f} ms: {c / f:.3f}x of the first build "
+          f"({'within' if c < 0.5 * f else 'OVER'} the 0.5x bound)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
@@ -297,6 +401,8 @@ def main():
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--bin", help="the binary to measure (default: target/release/lhc)")
     ap.add_argument("--only-status", action="store_true", help="only the lhc status case")
+    ap.add_argument("--only-fleet", action="store_true", help="only the fleet case (issue 24)")
+    ap.add_argument("--fleet-size", type=int, default=1000)
     a = ap.parse_args()
     global BIN
     if a.bin:
@@ -311,6 +417,9 @@ def main():
     if a.only_status:
         run_status(max(3, a.runs // 3))
         return
+    if a.only_fleet:
+        run_fleet(a.fleet_size, max(1, min(a.runs, 3)))
+        return
     profiles = sorted(p for p in os.listdir(os.path.join(ROOT, "profiles")) if p.endswith(".toml"))
     for p in profiles:
         run_case(f"profiles/{p}", os.path.join(ROOT, "profiles", p), a.runs)
@@ -322,6 +431,7 @@ def main():
     try:
         run_case("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
         run_plan("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
+        run_fleet(a.fleet_size, 1)
         if not a.no_callgrind:
             for p in profiles:
                 counts(f"profiles/{p}", os.path.join(ROOT, "profiles", p))

@@ -6,13 +6,15 @@
 //! `settings` (`[longhorn.settings]` and the backup target), `values` (`[longhorn.values]`),
 //! `chart` (the rest of the chart: placement, UI, replicas, images), `recurring`
 //! (RecurringJobs and the classes that select them), `volumes` (declared workloads, on the
-//! capacity analysis of `capacity`), `benchmark`, `gitops`, `routes` (`[node_config]`).
+//! capacity analysis of `capacity`), `benchmark`, `gitops`, `routes` (`[node_config]`),
+//! `policy` (the rules of `[policy]`, which layers pin).
 
 mod benchmark;
 pub mod capacity;
 mod chart;
 pub mod classes;
 mod gitops;
+mod policy;
 pub mod pools;
 pub mod recurring;
 mod routes;
@@ -119,6 +121,7 @@ pub fn check(
     gitops::check(file, index, &target, &mut out);
     let routes = routes::check(file, &target, &mut out);
     pools::check_tolerations(file, &target, &mut out);
+    policy::check(file, &target, &mut out);
     // A table entry the rules read that did not parse (they went on without it).
     if let Some(e) = target.release.and_then(Release::data_error) {
         out.push(internal(e));

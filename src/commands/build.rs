@@ -12,12 +12,13 @@ use crate::diff::Options;
 use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
 
 /// What building every compiled unit would do to its output folder.
+/// Each cluster's folder is read and compared on its own thread ([`units::parallel`]).
 pub(crate) fn prepare(units: &[Unit], force: bool) -> Vec<Changes> {
-    units
-        .iter()
-        .filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o)))
-        .map(|(out, o)| emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force))
-        .collect()
+    let outputs: Vec<(&PathBuf, &crate::Output)> =
+        units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o))).collect();
+    units::parallel(&outputs, |(out, o)| {
+        emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force)
+    })
 }
 
 pub fn run(
@@ -32,8 +33,9 @@ pub fn run(
         Ok(u) => u,
         Err(o) => return o,
     };
+    let fleet = units::any_folder(files);
     let mut outcome = Outcome::default();
-    if super::report_units(&mut outcome, ui, &units, true) {
+    if super::report_units_of(&mut outcome, ui, &units, true, fleet) {
         outcome.code = INVALID;
         return outcome;
     }
@@ -118,6 +120,17 @@ pub fn run(
     for c in &all {
         outcome.print(&written(ui, c));
     }
+    if fleet && ui.human() {
+        let count = |status: &str| all.iter().filter(|c| build_status(c) == status).count();
+        outcome.print(&super::fleet_summary(
+            all.len(),
+            &[
+                (count("written"), "written"),
+                (count("up-to-date"), "up to date"),
+                (count("nothing-to-write"), "with nothing to write"),
+            ],
+        ));
+    }
     outcome.code = OK;
     outcome
 }
@@ -137,11 +150,7 @@ fn written(ui: &Ui, c: &Changes) -> String {
             .collect()
     };
     if !ui.human() {
-        let status = match (nothing, c.is_clean()) {
-            (true, _) => "nothing-to-write",
-            (false, true) => "up-to-date",
-            (false, false) => "written",
-        };
+        let status = build_status(c);
         #[derive(serde::Serialize)]
         struct Line<'a> {
             cluster: &'a str,
@@ -181,6 +190,16 @@ fn written(ui: &Ui, c: &Changes) -> String {
     text
 }
 
+/// What a build did to one cluster's folder: `written`, `up-to-date` or `nothing-to-write` (a
+/// first build of a file that asks for nothing writes only its manifest).
+fn build_status(c: &Changes) -> &'static str {
+    match (c.is_clean() && c.previous.format.is_none(), c.is_clean()) {
+        (true, _) => "nothing-to-write",
+        (false, true) => "up-to-date",
+        (false, false) => "written",
+    }
+}
+
 /// `build --check`: 0 up to date, 1 stale (with the diff) or a change `build` would refuse,
 /// 2 error.
 pub fn check(
@@ -190,24 +209,37 @@ pub fn check(
     options: &Options,
     inputs: &crate::Inputs,
 ) -> Outcome {
-    let (mut outcome, diffs) = match super::diff::compare(ui, files, out, options, inputs) {
+    let (mut outcome, diffs, invalid) = match super::diff::compare(ui, files, out, options, inputs)
+    {
         Ok(x) => x,
         Err(o) => return o,
     };
+    let fleet = units::any_folder(files);
+    let stale_count = diffs.iter().filter(|d| !d.is_clean()).count();
+    let summary = super::fleet_summary(
+        diffs.len() + invalid,
+        &[(diffs.len() - stale_count, "up to date"), (stale_count, "stale"), (invalid, "invalid")],
+    );
     if diffs.iter().all(crate::diff::ClusterDiff::is_clean) {
         if ui.human() {
             for d in &diffs {
                 let folder = d.changes.out.join(&d.changes.cluster);
                 outcome.print(&format!("{}: up to date\n", folder.display()));
             }
+            if fleet {
+                outcome.print(&summary);
+            }
         } else {
             super::diff::show(&mut outcome, ui, &diffs, true);
         }
-        outcome.code = OK;
+        outcome.code = if invalid > 0 { FAILED } else { OK };
         return outcome;
     }
     super::diff::show(&mut outcome, ui, &diffs, true);
-    outcome.code = INVALID;
+    if fleet && ui.human() {
+        outcome.print(&summary);
+    }
+    outcome.code = if invalid > 0 { FAILED } else { INVALID };
     if diffs.iter().any(crate::diff::ClusterDiff::has_errors) {
         // `build` would write nothing: telling the user to run it would be wrong.
         outcome.summary(ui, Severity::Error, "`lhc build` refuses this change (see above)");

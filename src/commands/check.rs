@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::units::{self, Mode};
-use super::{FAILED, INVALID, OK, Outcome, Ui};
+use super::{INVALID, OK, Outcome, Ui};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::Options;
 
@@ -19,10 +19,14 @@ pub fn run(
     // The upgrade checks need the plan: every file is planned.
     let units = match units::compile_all(files, out, Mode::Plan, inputs) {
         Ok(u) => u,
-        Err(d) => return Outcome::fail(ui, *d, FAILED),
+        Err(d) => {
+            let code = units::failure_code(&d);
+            return Outcome::fail(ui, *d, code);
+        }
     };
+    let fleet = units::any_folder(files);
     let mut outcome = Outcome::default();
-    if super::report_units(&mut outcome, ui, &units, false) {
+    if super::report_units_of(&mut outcome, ui, &units, false, fleet) {
         if !ui.human() {
             for u in &units {
                 outcome.print(&json_line(u, &[]));
@@ -32,13 +36,10 @@ pub fn run(
         return outcome;
     }
     // Each unit's upgrade diagnostics, printed once, after the file's own.
-    let upgrade: Vec<Vec<Diagnostic>> = units
-        .iter()
-        .map(|u| match &u.compiled.output {
-            Some(o) => upgrade_checks(&u.out, o, options),
-            None => vec![],
-        })
-        .collect();
+    let upgrade: Vec<Vec<Diagnostic>> = units::parallel(&units, |u| match &u.compiled.output {
+        Some(o) => upgrade_checks(&u.out, o, options),
+        None => vec![],
+    });
     let all: Vec<Diagnostic> = upgrade.iter().flatten().cloned().collect();
     outcome.diagnostics(ui, &all, None);
     let refused = crate::diagnostic::render::count(&all);
@@ -54,18 +55,11 @@ pub fn run(
     }
     if ui.human() {
         for (u, extra) in units.iter().zip(&upgrade) {
-            let d: Vec<&Diagnostic> = u.compiled.diagnostics.iter().chain(extra).collect();
-            let warnings = d.iter().filter(|d| d.severity == Severity::Warning).count();
-            let notes = d.iter().filter(|d| d.severity == Severity::Note).count();
-            let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
-            let parts: Vec<String> = [(warnings, "warning"), (notes, "note")]
-                .into_iter()
-                .filter(|(n, _)| *n > 0)
-                .map(|(n, w)| plural(n, w))
-                .collect();
-            let note =
-                if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
-            outcome.print(&format!("{}: ok{note}\n", u.source.name()));
+            let d: Vec<Diagnostic> = u.compiled.diagnostics.iter().chain(extra).cloned().collect();
+            outcome.print(&format!("{}: {}\n", u.source.name(), super::status(&d)));
+        }
+        if fleet {
+            outcome.print(&super::fleet_summary(units.len(), &[(units.len(), "ok")]));
         }
     }
     outcome.code = OK;

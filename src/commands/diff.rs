@@ -15,30 +15,32 @@ pub enum ExitCodeStyle {
     Terraform,
 }
 
-/// The diff of every file against the tree on disk, with its warnings; the input's own
-/// diagnostics are already in the outcome. An invalid input is an `Err` (exit 2).
+/// The diff of every file against the tree on disk, with its warnings, and how many inputs are
+/// invalid; the input's own diagnostics are already in the outcome. An invalid input is an
+/// `Err` (exit 2), but in a folder ([`super::units::any_folder`]) the other clusters are still
+/// compared, each on its own thread.
 pub(crate) fn compare(
     ui: &Ui,
     files: &[PathBuf],
     out: Option<&Path>,
     options: &Options,
     inputs: &crate::Inputs,
-) -> Result<(Outcome, Vec<ClusterDiff>), Outcome> {
+) -> Result<(Outcome, Vec<ClusterDiff>, usize), Outcome> {
     let units = super::units::compile(ui, files, out, inputs)?;
+    let fleet = super::units::any_folder(files);
     let mut outcome = Outcome::default();
-    if super::report_units(&mut outcome, ui, &units, false) {
+    if super::report_units_of(&mut outcome, ui, &units, false, fleet) && !fleet {
         outcome.code = super::FAILED;
         return Err(outcome);
     }
-    let diffs = units
-        .iter()
-        .filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o)))
-        .map(|(out, o)| {
-            let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
-            crate::diff::diff(&o.plan, &o.tree, changes, options)
-        })
-        .collect();
-    Ok((outcome, diffs))
+    let invalid = units.iter().filter(|u| u.compiled.output.is_none()).count();
+    let outputs: Vec<(&PathBuf, &crate::Output)> =
+        units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o))).collect();
+    let diffs = super::units::parallel(&outputs, |(out, o)| {
+        let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
+        crate::diff::diff(&o.plan, &o.tree, changes, options)
+    });
+    Ok((outcome, diffs, invalid))
 }
 
 /// Adds the diff report to stdout.
@@ -66,7 +68,7 @@ pub fn run(
         ExitCodeStyle::Kubectl => (0, 1, 2),
         ExitCodeStyle::Terraform => (0, 2, 1),
     };
-    let (mut outcome, diffs) = match compare(ui, files, out, options, inputs) {
+    let (mut outcome, diffs, invalid) = match compare(ui, files, out, options, inputs) {
         Ok(x) => x,
         Err(mut o) => {
             o.code = failed;
@@ -74,7 +76,21 @@ pub fn run(
         }
     };
     show(&mut outcome, ui, &diffs, false);
-    outcome.code = if diffs.iter().any(ClusterDiff::has_errors) {
+    if super::units::any_folder(files) && ui.human() {
+        let refused = diffs.iter().filter(|d| d.has_errors()).count();
+        let changed_n = diffs.iter().filter(|d| !d.is_clean() && !d.has_errors()).count();
+        let clean = diffs.iter().filter(|d| d.is_clean() && !d.has_errors()).count();
+        outcome.print(&super::fleet_summary(
+            diffs.len() + invalid,
+            &[
+                (changed_n, "changed"),
+                (clean, "unchanged"),
+                (refused, "refused"),
+                (invalid, "invalid"),
+            ],
+        ));
+    }
+    outcome.code = if invalid > 0 || diffs.iter().any(ClusterDiff::has_errors) {
         failed
     } else if diffs.iter().all(ClusterDiff::is_clean) {
         same

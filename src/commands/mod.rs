@@ -7,6 +7,8 @@
 pub mod build;
 pub mod check;
 pub mod diff;
+pub mod explain;
+pub mod fleet;
 pub mod import;
 pub mod init;
 pub mod plan;
@@ -120,8 +122,20 @@ pub fn cannot_write(path: &std::path::Path, e: &std::io::Error) -> Diagnostic {
 }
 
 /// Prints each unit's diagnostics; returns whether any is an error. With `writes`, the closing
-/// line says that nothing was written.
+/// line says that nothing was written; for a folder ([`units::any_folder`]), it says how many
+/// cluster files have errors, after a line per file on stdout.
 pub(crate) fn report_units(out: &mut Outcome, ui: &Ui, units: &[Unit], writes: bool) -> bool {
+    report_units_of(out, ui, units, writes, false)
+}
+
+/// [`report_units`], for a fleet when `fleet`.
+pub(crate) fn report_units_of(
+    out: &mut Outcome,
+    ui: &Ui,
+    units: &[Unit],
+    writes: bool,
+    fleet: bool,
+) -> bool {
     let mut all = vec![];
     for unit in units {
         out.diagnostics(ui, &unit.compiled.diagnostics, Some(&unit.source));
@@ -130,9 +144,57 @@ pub(crate) fn report_units(out: &mut Outcome, ui: &Ui, units: &[Unit], writes: b
     match show::count(&all) {
         Some(count) => {
             let tail = if writes { "; nothing was written" } else { "" };
-            out.summary(ui, Severity::Error, &format!("{count}{tail}"));
+            let mut of = String::new();
+            if fleet {
+                let invalid = units.iter().filter(|u| u.compiled.has_errors()).count();
+                of = format!(" in {invalid} of {}", plural(units.len(), "cluster file"));
+                if ui.human() {
+                    for u in units {
+                        out.print(&format!(
+                            "{}: {}\n",
+                            u.source.name(),
+                            status(&u.compiled.diagnostics)
+                        ));
+                    }
+                }
+            }
+            out.summary(ui, Severity::Error, &format!("{count}{of}{tail}"));
             true
         }
         None => false,
     }
+}
+
+/// `ok`, `ok (1 warning)`, or `2 errors, 1 warning`: one file's diagnostics counted.
+pub(crate) fn status(diagnostics: &[Diagnostic]) -> String {
+    let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
+    let parts: Vec<String> = [
+        (count(Severity::Error), "error"),
+        (count(Severity::Warning), "warning"),
+        (count(Severity::Note), "note"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| plural(n, w))
+    .collect();
+    if count(Severity::Error) > 0 {
+        parts.join(", ")
+    } else if parts.is_empty() {
+        "ok".into()
+    } else {
+        format!("ok ({})", parts.join(", "))
+    }
+}
+
+/// `1 cluster`, `3 clusters`.
+pub(crate) fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The summary line of a command run over a folder: `3 clusters: 2 written, 1 up to date`
+/// (the counts that are not zero, in the order given).
+pub(crate) fn fleet_summary(total: usize, counts: &[(usize, &str)]) -> String {
+    let parts: Vec<String> =
+        counts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+    format!("{}: {}\n", plural(total, "cluster"), parts.join(", "))
 }

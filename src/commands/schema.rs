@@ -1,7 +1,10 @@
-//! `lhc schema`: the JSON Schema of the cluster file.
+//! `lhc schema [--layer]`: the JSON Schema of the cluster file, or of a layer (a partial
+//! cluster file, for the files `extends` names).
 
 use super::Outcome;
 
-pub fn run() -> Outcome {
-    Outcome { stdout: crate::schema::schema_text(), ..Outcome::default() }
+pub fn run(layer: bool) -> Outcome {
+    let stdout =
+        if layer { crate::schema::layer_schema_text() } else { crate::schema::schema_text() };
+    Outcome { stdout, ..Outcome::default() }
 }

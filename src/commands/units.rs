@@ -13,6 +13,8 @@ use crate::source::Source;
 pub struct Unit {
     pub source: Source,
     pub compiled: Compiled,
+    /// The file merged with the layers it extends; `None` when it extends none.
+    pub layered: Option<crate::layers::Layered>,
     /// The output folder of the cluster's build (`-o DIR`, or [`default_output`]): its
     /// folder is `out/<cluster>`.
     pub out: PathBuf,
@@ -27,7 +29,13 @@ pub(crate) fn compile(
     inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, super::Outcome> {
     compile_all(files, out, Mode::Compile, inputs)
-        .map_err(|d| super::Outcome::fail(ui, *d, super::FAILED))
+        .map_err(|d| super::Outcome::fail(ui, *d.clone(), failure_code(&d)))
+}
+
+/// The exit code of a command whose files could not be read: 1 for a folder without a cluster
+/// file (the input is wrong), else 2 (lhc could not run).
+pub(crate) fn failure_code(d: &Diagnostic) -> u8 {
+    if matches!(d.message, Message::NoClusterFiles { .. }) { super::INVALID } else { super::FAILED }
 }
 
 /// What to do with each file.
@@ -41,34 +49,201 @@ pub enum Mode {
     Compile,
 }
 
-/// Reads and compiles every file. `out` is the output folder given on the command line; a
-/// file without one builds into [`default_output`].
+/// Reads and compiles every file, in parallel ([`parallel`]); a folder stands for the cluster
+/// files under it ([`sources`]). `out` is the output folder given on the command line; a file
+/// without one builds into [`default_output`]. The units come in the order of the files.
 pub fn compile_all(
     paths: &[PathBuf],
     out: Option<&Path>,
     mode: Mode,
     inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, Box<Diagnostic>> {
-    let mut units = vec![];
-    for path in paths {
-        let (source, invalid) = read(path)?;
-        let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
-        let compiled = match invalid {
-            Some(d) => Compiled { diagnostics: vec![d], cluster: None, output: None },
-            None => match mode {
-                Mode::Check => crate::check_only_with(&source, inputs),
-                Mode::Plan => crate::plan_only_with(&source, origin(path, &folder), inputs),
-                Mode::Compile => crate::compile_with(&source, origin(path, &folder), inputs),
-            },
-        };
-        units.push(Unit { source, compiled, out: folder });
-    }
+    let read = sources(paths)?;
+    // One cache for the run: each layer is read and parsed once, whichever thread needs it.
+    let cache = crate::layers::Cache::new();
+    let mut units = parallel(&read, |(path, source, invalid)| {
+        compile_read(path, source.clone(), invalid.clone(), out, mode, inputs, &cache)
+    });
     let collisions = collisions(&units);
     for (i, d) in collisions {
         units[i].compiled.diagnostics.push(d);
         units[i].compiled.output = None;
     }
     Ok(units)
+}
+
+/// A cluster file read: its path, its text, and the error when it is not UTF-8.
+pub type Read = (PathBuf, Source, Option<Diagnostic>);
+
+/// Every cluster file a command is given, read (in parallel): each file given, and for a folder
+/// the `.toml` files under it ([`toml_files`]) that set `[cluster] name`; the others are layers.
+/// A file that is not UTF-8 comes with its error. A folder without a cluster file is an error.
+pub fn sources(paths: &[PathBuf]) -> Result<Vec<Read>, Box<Diagnostic>> {
+    let mut candidates: Vec<(PathBuf, bool)> = vec![];
+    for path in paths {
+        if path.is_dir() {
+            let files = toml_files(path)?;
+            if files.is_empty() {
+                return Err(no_cluster_files(path));
+            }
+            // `lhc build .` names its files `clusters/a.toml`, not `./clusters/a.toml`.
+            let tidy = |f: PathBuf| f.strip_prefix(".").map_or(f.clone(), Path::to_path_buf);
+            candidates.extend(files.into_iter().map(|f| (tidy(f), true)));
+        } else {
+            candidates.push((path.clone(), false));
+        }
+    }
+    let read_one = |(path, in_folder): &(PathBuf, bool)| -> Result<Option<Read>, Box<Diagnostic>> {
+        let (source, invalid) = read(path)?;
+        if *in_folder && invalid.is_none() && !is_cluster_file(&source.text) {
+            return Ok(None);
+        }
+        Ok(Some((path.clone(), source, invalid)))
+    };
+    let mut out = vec![];
+    for r in parallel(&candidates, read_one) {
+        out.extend(r?);
+    }
+    if out.is_empty()
+        && let Some(folder) = paths.iter().find(|p| p.is_dir())
+    {
+        return Err(no_cluster_files(folder));
+    }
+    Ok(out)
+}
+
+fn no_cluster_files(folder: &Path) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(Message::NoClusterFiles { folder: folder.display().to_string() }, None)
+            .with_help("a cluster file is a `.toml` file that sets `[cluster] name` (the files it extends are layers); give the folder that holds them, or the files themselves"),
+    )
+}
+
+/// Whether any of the paths a command was given is a folder: the command then reports a fleet
+/// (a line per cluster and one summary line).
+pub fn any_folder(paths: &[PathBuf]) -> bool {
+    paths.iter().any(|p| p.is_dir())
+}
+
+/// `f` of every item, on as many threads as the machine has cores (at most one per item); the
+/// results in the order of the items, whatever the number of threads.
+pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = vec![];
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        // A worker panics only on a bug; its panic is the command's.
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The `.toml` files under a folder, at any depth (so both `clusters/prod.toml` and
+/// `clusters/prod/cluster.toml` are found), in path order; hidden files and folders are skipped,
+/// and so are symbolic links to folders.
+fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, Box<Diagnostic>> {
+    let cannot = |path: &Path, e: std::io::Error| {
+        Box::new(Diagnostic::error(
+            Message::CannotRead { path: path.display().to_string(), reason: e.to_string() },
+            None,
+        ))
+    };
+    let mut found = vec![];
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| cannot(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if hidden {
+            continue;
+        }
+        if meta.is_dir() {
+            found.extend(toml_files(&path)?);
+        } else if path.extension().is_some_and(|e| e == "toml") && path.is_file() {
+            found.push(path);
+        }
+    }
+    Ok(found)
+}
+
+/// Whether a file of a folder is a cluster file: one that sets `[cluster] name`. A layer never
+/// does; a file that is not valid TOML counts as a cluster file, so that its error is reported.
+fn is_cluster_file(text: &str) -> bool {
+    match toml_edit::Document::parse(text) {
+        Ok(doc) => doc.get("cluster").and_then(|c| c.get("name")).is_some(),
+        Err(_) => true,
+    }
+}
+
+/// Reads and compiles one file (its layers through `cache`, which a caller of many files
+/// shares, across threads too). `out` as for [`compile_all`].
+pub fn compile_one(
+    path: &Path,
+    out: Option<&Path>,
+    mode: Mode,
+    inputs: &crate::Inputs,
+    cache: &crate::layers::Cache,
+) -> Result<Unit, Box<Diagnostic>> {
+    let (source, invalid) = read(path)?;
+    Ok(compile_read(path, source, invalid, out, mode, inputs, cache))
+}
+
+/// [`compile_one`] of a file already read ([`read`]).
+fn compile_read(
+    path: &Path,
+    source: Source,
+    invalid: Option<Diagnostic>,
+    out: Option<&Path>,
+    mode: Mode,
+    inputs: &crate::Inputs,
+    cache: &crate::layers::Cache,
+) -> Unit {
+    let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
+    if let Some(d) = invalid {
+        let compiled = Compiled { diagnostics: vec![d], cluster: None, output: None };
+        return Unit { source, compiled, layered: None, out: folder };
+    }
+    let stage = match mode {
+        Mode::Check => crate::Stage::Check,
+        Mode::Plan => crate::Stage::Plan,
+        Mode::Compile => crate::Stage::Compile,
+    };
+    let make_origin = |layers: &[std::sync::Arc<crate::layers::Layer>]| {
+        let mut o = origin(path, &folder);
+        o.layers = layers
+            .iter()
+            .map(|l| crate::lower::LayerName {
+                path: origin(&l.source.path, &folder).input,
+                sha256: l.sha256.clone(),
+            })
+            .collect();
+        o
+    };
+    let (compiled, layered) = crate::compile_layers(&source, stage, make_origin, inputs, cache);
+    Unit { source, compiled, layered, out: folder }
 }
 
 /// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that
@@ -161,7 +336,7 @@ pub fn origin(input: &Path, out: &Path) -> Origin {
     if out_path != "out" {
         command.push_str(&format!(" -o {}", shell_word(&out_path)));
     }
-    Origin { input: input_text, command, out_path, in_repository }
+    Origin { input: input_text, command, out_path, in_repository, layers: vec![] }
 }
 
 fn shell_word(s: &str) -> String {

@@ -35,6 +35,17 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
             return Outcome::fail(ui, d, FAILED);
         }
     };
+    // A file that extends layers is not the whole cluster: its release may come from a layer,
+    // and its checks need the layers.
+    if let Ok(Some(_)) = crate::layers::resolve(&source, &crate::layers::Cache::new()) {
+        let name = source.name();
+        let d = Diagnostic::error(
+            Message::Usage(format!("`{name}` extends layers; lhc upgrade moves one self-contained cluster file")),
+            None,
+        )
+        .with_help(format!("`lhc explain {name} longhorn.version` names the file that sets the release: change it there, then run `lhc check`"));
+        return Outcome::fail(ui, d, FAILED);
+    }
     let upgrade = match crate::upgrade::upgrade(&source, &options.to) {
         Ok(u) => u,
         Err(Refused::Usage(d)) => return Outcome::fail(ui, *d, FAILED),

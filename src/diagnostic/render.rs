@@ -32,7 +32,8 @@ fn paint(style: Style, text: &str, color: bool) -> String {
 pub fn human(diagnostics: &[Diagnostic], source: Option<&Source>, color: bool) -> String {
     let mut out = String::new();
     for d in diagnostics {
-        match source {
+        // A diagnostic about a layer carries its file.
+        match d.file.as_deref().or(source) {
             Some(source) => out.push_str(&with_source(d, source, color)),
             None => out.push_str(&without_source(d, color)),
         }
@@ -66,7 +67,12 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
     };
     let text = d.text();
     let title = level.primary_title(text.as_str()).id(d.code());
-    let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));
+    // Labels in another file (the layer a value overrode) are shown in a snippet of their own.
+    let (here, elsewhere): (Vec<_>, Vec<_>) =
+        d.labels.iter().partition(|l| l.file.as_deref().is_none_or(|f| f == source));
+    let names: Vec<String> =
+        elsewhere.iter().map(|l| l.file.as_ref().map(|f| f.name()).unwrap_or_default()).collect();
+    let spans = d.span.iter().chain(here.iter().map(|l| &l.span));
     let longest = spans.map(|s| longest_line(source, s)).max().unwrap_or(0);
     let mut group = match &d.span {
         // A line too long to show (minified JSON, a binary pasted into a log): its place only.
@@ -79,7 +85,7 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
         Some(span) => {
             // Only the lines the annotations touch are handed to the renderer: a file with
             // thousands of diagnostics renders in time proportional to it, not to its square.
-            let spans = std::iter::once(span).chain(d.labels.iter().map(|l| &l.span));
+            let spans = std::iter::once(span).chain(here.iter().map(|l| &l.span));
             let shown = spans
                 .map(|s| source.clamp(s))
                 .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end));
@@ -93,7 +99,7 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
                 .path(name.as_str())
                 .fold(true)
                 .annotation(AnnotationKind::Primary.span(local(span)));
-            for label in &d.labels {
+            for label in &here {
                 snippet = snippet.annotation(
                     AnnotationKind::Context.span(local(&label.span)).label(label.text.as_str()),
                 );
@@ -102,6 +108,22 @@ fn with_source(d: &Diagnostic, source: &Source, color: bool) -> String {
         }
         None => title.element(Origin::path(name.as_str())),
     };
+    for (label, name) in elsewhere.iter().zip(&names) {
+        let Some(file) = label.file.as_deref() else { continue };
+        if longest_line(file, &label.span) > MAX_SHOWN_LINE {
+            continue;
+        }
+        let (window, first_line) = file.lines_of(&label.span);
+        let s = file.clamp(&label.span);
+        let local = s.start - window.start..s.end - window.start;
+        group = group.element(
+            Snippet::source(&file.text[window.clone()])
+                .line_start(first_line)
+                .path(name.as_str())
+                .fold(true)
+                .annotation(AnnotationKind::Context.span(local).label(label.text.as_str())),
+        );
+    }
     if let Some(help) = &d.help {
         group = group.element(Level::HELP.message(help.as_str()));
     }
@@ -160,6 +182,9 @@ struct JsonDiagnostic<'a> {
 
 #[derive(Serialize)]
 struct JsonLabel {
+    /// Only for a label in another file than the diagnostic's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     line: usize,
     column: usize,
     message: String,
@@ -169,6 +194,7 @@ struct JsonLabel {
 pub fn json(diagnostics: &[Diagnostic], source: Option<&Source>) -> String {
     let mut out = String::new();
     for d in diagnostics {
+        let source = d.file.as_deref().or(source);
         let (start, end) = match (&d.span, source) {
             (Some(span), Some(source)) => {
                 let span = source.clamp(span);
@@ -190,8 +216,14 @@ pub fn json(diagnostics: &[Diagnostic], source: Option<&Source>) -> String {
                     .labels
                     .iter()
                     .map(|l| {
-                        let p = source.position(l.span.start);
-                        JsonLabel { line: p.line, column: p.column, message: l.text.clone() }
+                        let in_file = l.file.as_deref().filter(|f| *f != source);
+                        let p = in_file.unwrap_or(source).position(l.span.start);
+                        JsonLabel {
+                            file: in_file.map(Source::name),
+                            line: p.line,
+                            column: p.column,
+                            message: l.text.clone(),
+                        }
                     })
                     .collect(),
                 None => vec![],

@@ -27,13 +27,17 @@ pub use upgrade::Options;
 pub struct ClusterDiff {
     pub changes: Changes,
     pub warnings: Vec<Diagnostic>,
+    /// The layers whose sha256 differs from the one the build on disk recorded (or that the
+    /// cluster file extends, or no longer extends, since): a changed base, even one that
+    /// changes no file, makes the build stale.
+    pub layers_changed: Vec<String>,
     /// The command that rebuilds the cluster's folder (as its files' headers give it).
     pub command: String,
 }
 
 impl ClusterDiff {
     pub fn is_clean(&self) -> bool {
-        self.changes.is_clean()
+        self.changes.is_clean() && self.layers_changed.is_empty()
     }
 
     /// Whether `build` would refuse the change (an upgrade that skips a minor line).
@@ -63,15 +67,39 @@ pub fn diff(plan: &Plan, tree: &Tree, changes: Changes, options: &Options) -> Cl
     }
     let (old, note) = previous(&changes, tree);
     warnings.extend(note);
+    let mut layers_changed = vec![];
     if let Some(old) = &old {
         warnings.extend(compare(old, &plan.facts, options));
+        layers_changed = changed_layers(&old.layers, &plan.facts.layers);
+        for path in &layers_changed {
+            let how = match (old.layers.get(path), plan.facts.layers.get(path)) {
+                (Some(_), Some(_)) => "changed since the last build",
+                (None, _) => "is extended since the last build",
+                (_, None) => "is no longer extended",
+            };
+            warnings.push(
+                Diagnostic::note(Message::LayerChanged { path: path.clone(), how }, None)
+                    .with_help(
+                        "`lhc build` writes what it changes, and records the layer's new sha256",
+                    ),
+            );
+        }
     }
     let expected = changes.out.is_dir() || plan.origin.in_repository;
     if old.is_none() && plan.facts.chart.is_some() && expected {
         let what = "every file is new, and the upgrade checks compare with nothing";
         warnings.push(no_previous_build(&changes.out, &changes.cluster, what));
     }
-    ClusterDiff { changes, warnings, command: plan.origin.command.clone() }
+    ClusterDiff { changes, warnings, layers_changed, command: plan.origin.command.clone() }
+}
+
+/// The layers (path → sha256) whose hash differs between two builds, or that only one has.
+fn changed_layers(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out: Vec<String> =
+        new.iter().filter(|(p, h)| old.get(*p) != Some(*h)).map(|(p, _)| p.clone()).collect();
+    out.extend(old.keys().filter(|p| !new.contains_key(*p)).cloned());
+    out.sort();
+    out
 }
 
 /// The note for a cluster whose output folder holds no build: where lhc looked, so a build

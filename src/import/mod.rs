@@ -783,13 +783,20 @@ fn locate(
         .filter_map(|label| {
             let (t, l) = layout.line_at(label.span.start)?;
             let at = tables[t].lines[l].origin.clone()?;
-            (at.file == origin.file && at.span != origin.span)
-                .then(|| Label { span: at.span, text: label.text.clone() })
+            (at.file == origin.file && at.span != origin.span).then(|| Label {
+                span: at.span,
+                text: label.text.clone(),
+                file: None,
+            })
         })
         .collect();
     if let Some((t, l)) = line {
         for also in tables[t].lines[l].also.iter().filter(|a| a.file == origin.file).take(3) {
-            moved.labels.push(Label { span: also.span.clone(), text: "the same here".into() });
+            moved.labels.push(Label {
+                span: also.span.clone(),
+                text: "the same here".into(),
+                file: None,
+            });
         }
     }
     (Some(origin.file), moved, line)

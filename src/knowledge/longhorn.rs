@@ -606,6 +606,20 @@ impl Longhorn {
         self.entry(version).or_else(|| self.newest_of(Minor::parse(version)?))
     }
 
+    /// The furthest release a cluster on `version` can move to in one step, under Longhorn's
+    /// rule of one minor line at a time: the newest release of the next line, or, on the newest
+    /// line, its newest patch; `None` when `version` is the newest (or unknown).
+    pub fn next_step(&self, version: &str) -> Option<&Entry> {
+        let here = version_key(version)?;
+        let minor = Minor(here.0, here.1);
+        let next_line = self.lines().into_iter().find(|l| *l > minor);
+        let candidate = match next_line {
+            Some(line) => self.newest_of(line),
+            None => self.newest_of(minor),
+        }?;
+        (version_key(&candidate.version)? > here).then_some(candidate)
+    }
+
     /// The minor lines lhc knows, oldest first.
     pub fn lines(&self) -> Vec<Minor> {
         let mut lines: Vec<Minor> = self.releases.iter().map(|r| r.minor).collect();

@@ -40,6 +40,11 @@ pub struct Facts {
     /// where the backup target is a setting, and in manifests of lhc before it recorded them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup_store: Option<BTreeMap<String, String>>,
+    /// The layers the cluster file extends: path (as headers name it) → sha256 of its bytes, so
+    /// that `build --check` and `diff` notice a changed base. Absent for a file that extends
+    /// nothing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layers: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -199,6 +204,7 @@ pub(super) fn of(
             .zip(longhorn)
             .filter(|(r, _)| r.behaviour.default_backup_store)
             .map(|(r, l)| backup_store(r, l.value("defaultBackupStore").as_ref())),
+        layers: BTreeMap::new(),
     }
 }
 

@@ -35,6 +35,17 @@ pub struct Origin {
     /// Whether `out_path` is relative to a repository's root (a folder with `.git`), not just
     /// to the folder that holds the output folder.
     pub in_repository: bool,
+    /// The layers the cluster file extends, in the order applied (empty for a file that extends
+    /// nothing): every header names them, the manifest records their sha256.
+    pub layers: Vec<LayerName>,
+}
+
+/// A layer as headers and the manifest name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerName {
+    /// Its path, named as [`Origin::input`] is.
+    pub path: String,
+    pub sha256: String,
 }
 
 impl Origin {
@@ -45,6 +56,7 @@ impl Origin {
             command: format!("lhc build {input}"),
             out_path: "out".into(),
             in_repository: false,
+            layers: vec![],
         }
     }
 }

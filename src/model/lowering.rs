@@ -458,6 +458,8 @@ pub const FIELDS: &[Field] = &[
     all("gitops.application", Gitops("merged over the Application lhc writes")),
     all("gitops.helm_chart", Gitops("merged over the kustomize helmCharts entry lhc writes")),
     all("variables", Lhc("values of Flux's variables, for the checks; never written")),
+    all("extends", Lhc("the layers merged under the file; headers and the manifest name them")),
+    all("policy", Lhc("rules the cluster must meet, for the checks; never written")),
 ];
 
 /// Where the field at `path` lands: a StorageClass parameter by its row, else the row of

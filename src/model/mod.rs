@@ -14,6 +14,7 @@ pub mod legacy;
 mod longhorn;
 pub mod lowering;
 mod node_config;
+mod policy;
 mod pool;
 mod recurring;
 mod volume;
@@ -24,6 +25,7 @@ pub use cluster::*;
 pub use gitops::*;
 pub use longhorn::*;
 pub use node_config::*;
+pub use policy::*;
 pub use pool::*;
 pub use recurring::*;
 pub use volume::*;
@@ -292,4 +294,22 @@ pub struct ClusterFile {
     /// them. Never a secret: a Secret's values belong in `--vars` of the Secret's manifest.
     #[serde(default)]
     pub variables: BTreeMap<Spanned<VariableName>, Spanned<String>>,
+
+    /// Rules every cluster that extends this file must meet (a layer's, usually).
+    #[serde(default)]
+    pub policy: Option<Spanned<Policy>>,
+
+    /// Layers this file extends: paths relative to it, applied in order, this file last (a
+    /// layer may extend others). Tables merge key by key, arrays of tables with a `name` by
+    /// name, and `remove = true` in an entry deletes it; see docs/reference.md, Layers.
+    #[serde(default)]
+    pub extends: Option<Extends>,
+}
+
+/// `extends`: one path or several.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Extends {
+    One(String),
+    Many(Vec<String>),
 }

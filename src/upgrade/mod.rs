@@ -199,6 +199,7 @@ fn compiled(source: &Source) -> Result<(Facts, BTreeSet<String>), Refused> {
         command: "lhc build".into(),
         out_path: "out".into(),
         in_repository: false,
+        layers: vec![],
     };
     let compiled = crate::plan_only(source, origin);
     let errors = compiled.has_errors();

@@ -87,7 +87,7 @@ impl YamlError {
     }
 
     pub(crate) fn label(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.labels.push(Label { span, text: text.into() });
+        self.labels.push(Label { span, text: text.into(), file: None });
         self
     }
 

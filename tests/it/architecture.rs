@@ -21,6 +21,7 @@ const ORDER: &[&str] = &[
     "capacity",
     "profiles",
     "parse",
+    "layers",
     "substitute",
     "schema",
     "check",
@@ -51,6 +52,8 @@ const ROOT_ITEMS: &[&str] = &[
     "Output",
     "Inputs",
     "Checked",
+    "Stage",
+    "compile_layers",
 ];
 
 /// Every `crate::<module>` a top-level module mentions, by module.
