@@ -57,7 +57,10 @@ pub fn planned(
     }
     let inputs = crate::Inputs { vars: vars.clone(), render: false };
     let origin = crate::lower::Origin::plain(&source.name());
-    let compiled = crate::plan_only_with(&source, origin, &inputs);
+    // A file that extends layers is judged as its merged chain, like every command reads it.
+    let cache = crate::layers::Cache::new();
+    let (compiled, layered) =
+        crate::compile_layers(&source, crate::Stage::Plan, |_| origin, &inputs, &cache);
     out.diagnostics(ui, &compiled.diagnostics, Some(&source));
     let Some(output) = compiled.output else {
         if let Some(count) = crate::diagnostic::render::count(&compiled.diagnostics) {
@@ -65,7 +68,8 @@ pub fn planned(
         }
         return Err(out);
     };
-    let checked = crate::check_with(&source, &inputs).checked;
+    let checked =
+        crate::check_with(layered.as_ref().map_or(&source, |l| &l.merged), &inputs).checked;
     let version = output.plan.facts.chart.clone();
     let release = version.as_deref().and_then(|v| {
         let k = crate::knowledge::load().ok()?;

@@ -464,3 +464,45 @@ fn plan_on_real_usage_is_the_worked_example() {
         .unwrap();
     assert_eq!(first["class"], "(2 replicas, disks [nvme])", "{}", out.stdout);
 }
+
+/// A cluster file that extends layers is judged as its merged chain: the in-sync cluster split
+/// into a base layer (release, backups, settings, jobs) and the cluster file is still in sync, and
+/// a setting the layer changes is drift.
+#[test]
+fn a_cluster_file_with_layers_is_judged_as_its_merged_chain() {
+    let whole = read(dir("v1.12").join("cluster.toml"));
+    let (head, tail) = whole.split_at(whole.find("[[pool]]").unwrap());
+    let (name, base) = head.split_at(head.find("[longhorn]").unwrap());
+    let (pools, jobs_and_class) = tail.split_at(tail.find("[[recurring_job]]").unwrap());
+    let layer = format!("{base}\n{jobs_and_class}");
+    let cluster = format!("extends = \"base.toml\"\n\n{name}{pools}");
+    let split = |layer: &str| {
+        let mut t = Test::new()
+            .file("base.toml", layer)
+            .file("cluster.toml", &cluster)
+            .file(".git/HEAD", "");
+        for (name, text) in dump("v1.12", None) {
+            t = t.file(&format!("dump/{name}"), &text);
+        }
+        t
+    };
+    let out = split(&layer).run_args(&["status", "cluster.toml", "--from", "dump"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("In sync"), "{}", out.stdout);
+
+    let changed = layer.replace(
+        "storageOverProvisioningPercentage = 150",
+        "storageOverProvisioningPercentage = 200",
+    );
+    assert_ne!(changed, layer);
+    let t = split(&changed);
+    let out = t.run_args(&["status", "cluster.toml", "--from", "dump", "--format", "json"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["what"] == "setting"
+            && f["subject"].as_str().unwrap_or("").contains("over-provisioning")),
+        "{findings:#?}"
+    );
+}
