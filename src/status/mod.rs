@@ -151,7 +151,7 @@ pub fn judge(expected: &Expected<'_>, observed: &Observed) -> Judged {
 pub fn sh(word: &str) -> String {
     let safe = !word.is_empty()
         && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    if safe { word.to_string() } else { format!("'{}'", word.replace('\'', "'\\''")) }
+    if safe { word.to_string() } else { crate::render::sh_quote(word) }
 }
 
 /// A JSON value as one line.
