@@ -35,15 +35,21 @@ pub fn run(ui: &Ui, options: &Options) -> Outcome {
             return Outcome::fail(ui, d, FAILED);
         }
     };
-    // A file that extends layers is not the whole cluster: its release may come from a layer,
-    // and its checks need the layers.
-    if let Ok(Some(_)) = crate::layers::resolve(&source, &crate::layers::Cache::new()) {
+    // A file that extends layers is upgraded alone; a release that a layer sets is shared, and
+    // is changed in the layer.
+    if let Ok(Some(layered)) = crate::layers::resolve(&source, &crate::layers::Cache::new())
+        && let Some((key, layer)) = crate::upgrade::release_from_layer(&layered)
+    {
         let name = source.name();
         let d = Diagnostic::error(
-            Message::Usage(format!("`{name}` extends layers; lhc upgrade moves one self-contained cluster file")),
+            Message::Usage(format!(
+                "`{name}` takes `[longhorn] {key}` from the layer `{layer}`; lhc upgrade rewrites one file, and that release is shared by every cluster extending the layer"
+            )),
             None,
         )
-        .with_help(format!("`lhc explain {name} longhorn.version` names the file that sets the release: change it there, then run `lhc check`"));
+        .with_help(format!(
+            "set `version` in `{name}`'s own `[longhorn]` table to upgrade this cluster alone, or change it in `{layer}` and run `lhc check` on the clusters extending it (`lhc explain {name} longhorn.{key}` shows every file that sets it)"
+        ));
         return Outcome::fail(ui, d, FAILED);
     }
     let upgrade = match crate::upgrade::upgrade(&source, &options.to) {

@@ -15,8 +15,10 @@ use std::path::PathBuf;
 use crate::diagnostic::{Diagnostic, Message};
 use crate::knowledge::Minor;
 use crate::knowledge::longhorn::{Release, version_key};
+use crate::layers::Cache;
 use crate::lower::{Facts, Origin};
 use crate::source::Source;
+use crate::{Inputs, Stage};
 
 /// What an upgrade does.
 #[derive(Debug)]
@@ -54,7 +56,12 @@ pub enum Refused {
 }
 
 /// Upgrades the cluster file `source` to Longhorn `to`.
+///
+/// A file that extends layers is upgraded alone (the layers are shared: they stay as they are)
+/// and checked, at every step, as its merged chain; the caller refuses a file whose release a
+/// layer sets ([`release_from_layer`]).
 pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
+    let cache = Cache::new();
     let internal = |e: crate::knowledge::DataError| Refused::Invalid {
         diagnostics: vec![Diagnostic::error(Message::Internal(e.to_string()), None)],
         source: None,
@@ -74,7 +81,7 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
         )));
     };
     let target = target.parsed().map_err(internal)?;
-    let (facts, _) = compiled(source)?;
+    let (facts, _) = compiled(source, &cache)?;
     let mut doc: toml_edit::DocumentMut =
         source.text.parse().map_err(|e: toml_edit::TomlError| Refused::Invalid {
             diagnostics: vec![Diagnostic::error(Message::Internal(e.to_string()), None)],
@@ -130,13 +137,17 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
     for next in path(lh, current, target)? {
         let edits = rewrite::step(&mut doc, knowledge, prev, next);
         let text = doc.to_string();
-        let at = Source::new(
-            PathBuf::from(format!("{} (at {})", source.name(), next.version)),
-            text.clone(),
-        );
-        let (facts, written) = match compiled(&at) {
+        // Compiled at the file's own path, so that its `extends` resolve as they will.
+        let (facts, written) = match compiled(
+            &Source::new(source.path.clone(), text.clone()),
+            &cache,
+        ) {
             Ok(f) => f,
             Err(Refused::Invalid { mut diagnostics, .. }) => {
+                let at = Source::new(
+                    PathBuf::from(format!("{} (at {})", source.name(), next.version)),
+                    text.clone(),
+                );
                 let stop = Diagnostic::error(
                     Message::UpgradeStopped { file: source.name(), version: next.version.clone() },
                     None,
@@ -169,6 +180,19 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
     Ok(out)
 }
 
+/// The layer that sets the release of a file that extends layers (`[longhorn] version` or
+/// `treat_as`, when the file itself does not set it): `lhc upgrade` rewrites one file, and a
+/// release a layer sets is shared by every cluster that extends it. The key and the layer's
+/// name.
+pub fn release_from_layer(layered: &crate::layers::Layered) -> Option<(&'static str, String)> {
+    let own = layered.files.len().checked_sub(1)?;
+    ["version", "treat_as"].into_iter().find_map(|key| {
+        let path = ["longhorn".to_string(), key.to_string()];
+        let winner = layered.history(&path)?.winner()?;
+        (winner.file != own).then(|| (key, layered.files[winner.file].source.name()))
+    })
+}
+
 /// The releases to install in turn: the newest of every minor line after `from`'s and before
 /// `to`'s, then `to`.
 fn path<'k>(
@@ -193,19 +217,25 @@ fn path<'k>(
 
 /// The facts a build of the text records, and the settings it writes; its errors when it has
 /// any.
-fn compiled(source: &Source) -> Result<(Facts, BTreeSet<String>), Refused> {
-    let origin = Origin {
+///
+/// A file that extends layers is compiled as its merged chain (the layers read once, from
+/// `cache`): the release's checks see the whole cluster, and a layer's finding stays at the
+/// layer's line.
+fn compiled(source: &Source, cache: &Cache) -> Result<(Facts, BTreeSet<String>), Refused> {
+    let origin = |_: &[std::sync::Arc<crate::layers::Layer>]| Origin {
         input: source.name(),
         command: "lhc build".into(),
         out_path: "out".into(),
         in_repository: false,
         layers: vec![],
     };
-    let compiled = crate::plan_only(source, origin);
+    let (compiled, layered) =
+        crate::compile_layers(source, Stage::Plan, origin, &Inputs::default(), cache);
     let errors = compiled.has_errors();
     match compiled.output {
         Some(output) if !errors => {
-            let (checked, _) = crate::check(source);
+            let merged = layered.as_ref().map_or(source, |l| &l.merged);
+            let (checked, _) = crate::check(merged);
             let written = checked
                 .and_then(|(file, _)| {
                     file.longhorn.map(|l| l.settings.keys().map(|k| k.to_string()).collect())

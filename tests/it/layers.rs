@@ -347,9 +347,63 @@ fn a_file_that_extends_nothing_may_still_be_explained() {
 }
 
 #[test]
-fn upgrade_refuses_a_file_that_extends_layers() {
-    let out = fleet().run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1"]);
-    out.code(2).stderr("error[usage]: `clusters/edge-1.toml` extends layers; lhc upgrade moves one self-contained cluster file\n  = help: `lhc explain clusters/edge-1.toml longhorn.version` names the file that sets the release: change it there, then run `lhc check`\n\n");
+fn upgrade_refuses_a_file_whose_release_a_layer_sets() {
+    let t = fleet();
+    let out = t.run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1"]);
+    out.code(2).stderr("error[usage]: `clusters/edge-1.toml` takes `[longhorn] version` from the layer `layers/base.toml`; lhc upgrade rewrites one file, and that release is shared by every cluster extending the layer\n  = help: set `version` in `clusters/edge-1.toml`'s own `[longhorn]` table to upgrade this cluster alone, or change it in `layers/base.toml` and run `lhc check` on the clusters extending it (`lhc explain clusters/edge-1.toml longhorn.version` shows every file that sets it)\n\n");
+    assert_eq!(std::fs::read_to_string(t.path().join("clusters/edge-1.toml")).unwrap(), EDGE);
+}
+
+/// A base without a release, and a cluster that pins its own.
+fn pinned(version: &str, settings: &str) -> (Test, String, String) {
+    let base = BASE.replace("[longhorn]\nversion = \"1.12.1\"\n\n", "");
+    let base = base.replace(
+        "replicaAutoBalance = \"best-effort\"\n",
+        &format!("replicaAutoBalance = \"best-effort\"\n{settings}"),
+    );
+    let edge = EDGE.replace(
+        "[longhorn.settings]",
+        &format!("[longhorn]\nversion = \"{version}\"\n\n[longhorn.settings]"),
+    );
+    let t = Test::new().file("layers/base.toml", &base).file("clusters/edge-1.toml", &edge).file(
+        "flat/edge-1.toml",
+        &FLAT.replace("version = \"1.12.1\"", &format!("version = \"{version}\"")),
+    );
+    (t, base, edge)
+}
+
+/// A cluster that sets its own release upgrades alone: its file is rewritten, the shared layer
+/// stays as it is, and the steps are checked as the merged chain (the same steps and checklist
+/// as the same cluster in one file).
+#[test]
+fn upgrade_moves_a_cluster_that_pins_its_own_release_and_leaves_the_layers() {
+    let (t, base, edge) = pinned("1.10.2", "");
+    let out = t.run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1"]);
+    out.code(0);
+    let upgraded = std::fs::read_to_string(t.path().join("clusters/edge-1.toml")).unwrap();
+    assert_eq!(upgraded, edge.replace("version = \"1.10.2\"", "version = \"1.12.1\""));
+    assert_eq!(std::fs::read_to_string(t.path().join("layers/base.toml")).unwrap(), base);
+    let flat = t.run_args(&["upgrade", "flat/edge-1.toml", "--to", "1.12.1"]);
+    flat.code(0);
+    assert_eq!(
+        out.stdout.replace("clusters/edge-1.toml", "X"),
+        flat.stdout.replace("flat/edge-1.toml", "X")
+    );
+    assert!(out.stdout.contains("1.10.2 → 1.11"), "{}", out.stdout);
+    t.run_args(&["check", "clusters/edge-1.toml"]).code(0);
+}
+
+/// A step whose merged chain the checks refuse stops the upgrade at the layer's line.
+#[test]
+fn upgrade_stops_at_the_layer_line_a_step_breaks() {
+    let (t, base, edge) = pinned("1.7.3", "backupstorePollInterval = 300\n");
+    let out =
+        t.run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1", "--color", "never"]);
+    out.code(1);
+    assert!(out.stderr.starts_with("error[upgrade-stopped]: clusters/edge-1.toml upgraded to Longhorn 1.8.2 would not pass the checks; nothing was written\n"), "{}", out.stderr);
+    assert!(out.stderr.contains("--> layers/base.toml:"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(t.path().join("clusters/edge-1.toml")).unwrap(), edge);
+    assert_eq!(std::fs::read_to_string(t.path().join("layers/base.toml")).unwrap(), base);
 }
 
 #[test]
