@@ -436,3 +436,41 @@ fn one_cache_reads_each_layer_once_for_many_clusters() {
         assert!(std::sync::Arc::ptr_eq(&l.layers()[0], &results[0].layers()[0]));
     }
 }
+
+/// A diamond: two layers over one base, both extended by the cluster. The base is applied once,
+/// first (each file once, a layer's bases before it), then the layers in the order the cluster
+/// names them: the later one wins where both set a key, and the manifest records all three.
+#[test]
+fn a_base_two_layers_share_is_applied_once_before_both() {
+    let t = Test::new()
+        .file("layers/base.toml", BASE)
+        .file(
+            "layers/a.toml",
+            "extends = \"base.toml\"\n\n[longhorn.settings]\nstorageOverProvisioningPercentage = 170\n",
+        )
+        .file(
+            "layers/b.toml",
+            "extends = \"base.toml\"\n\n[longhorn.settings]\nstorageOverProvisioningPercentage = 180\nreplicaAutoBalance = \"least-effort\"\n",
+        )
+        .file(
+            "clusters/edge-1.toml",
+            "extends = [\"../layers/a.toml\", \"../layers/b.toml\"]\n\n[cluster]\nname = \"edge-1\"\n",
+        );
+    let v = explained(&t, "longhorn.settings.storageOverProvisioningPercentage");
+    assert_eq!(v["value"], 180);
+    assert_eq!(files_of(&v), ["layers/base.toml:9", "layers/a.toml:4", "layers/b.toml:4"]);
+    let v = explained(&t, "longhorn.settings.replicaAutoBalance");
+    assert_eq!(files_of(&v), ["layers/base.toml:10", "layers/b.toml:5"]);
+    t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("out/edge-1/.lhc-manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let layers: Vec<&String> = manifest["facts"]["layers"].as_object().unwrap().keys().collect();
+    assert_eq!(layers, ["layers/a.toml", "layers/b.toml", "layers/base.toml"]);
+    let values = std::fs::read_to_string(t.path().join("out/edge-1/longhorn-values.yaml")).unwrap();
+    assert!(
+        values.contains("# Built from the layers (applied in order, then the cluster file): layers/base.toml, layers/a.toml, layers/b.toml."),
+        "{values}"
+    );
+}
