@@ -155,7 +155,12 @@ pub fn upgrade(source: &Source, to: &str) -> Result<Upgrade, Refused> {
                 .with_help(format!(
                     "the findings below are about the file as the step {prev_version} → {} would write it: change what they name in {} by hand (at {prev_version}), then run the upgrade again",
                     next.version,
-                    source.name()
+                    // A finding a layer wrote is fixed in that layer: `-->` names it.
+                    if diagnostics.iter().any(|d| d.file.is_some()) {
+                        format!("{} or the layer each names", source.name())
+                    } else {
+                        source.name()
+                    }
                 ));
                 diagnostics.retain(|d| d.is_error());
                 let mut all = vec![stop];

@@ -401,6 +401,7 @@ fn upgrade_stops_at_the_layer_line_a_step_breaks() {
         t.run_args(&["upgrade", "clusters/edge-1.toml", "--to", "1.12.1", "--color", "never"]);
     out.code(1);
     assert!(out.stderr.starts_with("error[upgrade-stopped]: clusters/edge-1.toml upgraded to Longhorn 1.8.2 would not pass the checks; nothing was written\n"), "{}", out.stderr);
+    assert!(out.stderr.contains("change what they name in clusters/edge-1.toml or the layer each names by hand (at 1.7.3)"), "{}", out.stderr);
     assert!(out.stderr.contains("--> layers/base.toml:"), "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(t.path().join("clusters/edge-1.toml")).unwrap(), edge);
     assert_eq!(std::fs::read_to_string(t.path().join("layers/base.toml")).unwrap(), base);
