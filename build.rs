@@ -2,7 +2,8 @@
 //! (`src/knowledge/mod.rs`, `EMBEDDED`), and writes the two lists that mirror a folder, so
 //! neither is kept by hand: the Longhorn releases (`data/longhorn/releases/<version>.json`, in
 //! release order) as `releases.rs`, and the templates (`src/templates/*.j2`, by name) as
-//! `templates.rs`.
+//! `templates.rs`. It also names the build: `LHC_BUILD_ID` is the sha256 of every source and
+//! data file, so a manifest can say which lhc wrote it ([`lhc::lower::Facts::inputs`]).
 //!
 //! The TOML files stay the source: they carry comments and the sources of their facts. Parsing
 //! them at run time cost every command about 2.8 million instructions (the `toml` crate builds
@@ -14,7 +15,10 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo:rerun-if-changed=data");
-    println!("cargo:rerun-if-changed=src/templates");
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    println!("cargo:rustc-env=LHC_BUILD_ID={}", build_id());
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         fail("OUT_DIR is not set (build scripts run under cargo)");
     };
@@ -100,6 +104,35 @@ fn templates() -> String {
     }
     text.push(']');
     text
+}
+
+/// The sha256 of every file under `src/` and `data/` and of the crate's manifest and lock file,
+/// each with its path, in path order: two binaries with the same id render the same bytes.
+fn build_id() -> String {
+    use sha2::Digest;
+    let mut files = vec![PathBuf::from("Cargo.toml"), PathBuf::from("Cargo.lock")];
+    all_files(Path::new("src"), &mut files);
+    all_files(Path::new("data"), &mut files);
+    files.sort();
+    let mut hash = sha2::Sha256::new();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| fail(&format!("{path:?}: {e}")));
+        hash.update(path.to_string_lossy().as_bytes());
+        hash.update([0]);
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(&bytes);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for path in files_in(dir) {
+        if path.is_dir() {
+            all_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
 }
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {

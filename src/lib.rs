@@ -388,8 +388,30 @@ pub fn compile_layers(
     if let Some(o) = compiled.output.as_mut() {
         let layers = o.plan.origin.layers.iter().map(|l| (l.path.clone(), l.sha256.clone()));
         o.plan.facts.layers = layers.collect();
+        o.plan.facts.inputs =
+            Some(inputs_sha256(&o.plan.origin, &layered.cluster().sha256, inputs));
     }
     (compiled, Some(layered))
+}
+
+/// The id of this lhc's build: the sha256 of its sources and data (`build.rs`).
+pub const BUILD_ID: &str = env!("LHC_BUILD_ID");
+
+/// The sha256 of everything a layered build is made from ([`lower::Facts::inputs`]): this lhc's
+/// build, where the cluster builds and how its headers name it, the sha256 of the cluster file
+/// and of each layer, and the values of Flux's variables.
+fn inputs_sha256(origin: &Origin, cluster_sha256: &str, inputs: &Inputs) -> String {
+    let mut parts = vec![
+        format!("lhc {} {BUILD_ID}", env!("CARGO_PKG_VERSION")),
+        format!("input {} {cluster_sha256}", origin.input),
+        format!("command {}", origin.command),
+        format!("out {} {}", origin.out_path, origin.in_repository),
+        format!("render {}", inputs.render),
+    ];
+    parts.extend(origin.layers.iter().map(|l| format!("layer {} {}", l.path, l.sha256)));
+    parts.extend(inputs.vars.values.iter().map(|(name, var)| format!("var {name} {var:?}")));
+    // As JSON, so that no path or value can run into the next part.
+    names::sha256_hex(serde_json::to_string(&parts).unwrap_or_default().as_bytes())
 }
 
 /// Checks a cluster file without rendering anything (`lhc check`).
@@ -414,6 +436,13 @@ pub fn compile(source: &Source, origin: Origin) -> Compiled {
 /// variables of the fields that pass through ([`substitute`]), and say which they need.
 pub fn compile_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compiled {
     let mut compiled = plan_only_with(source, origin, inputs);
+    render_plan(&mut compiled);
+    compiled
+}
+
+/// Renders the plan of a file compiled with [`Stage::Plan`] into its output tree (a file with
+/// errors has no plan, and stays as it is).
+pub fn render_plan(compiled: &mut Compiled) {
     if let Some(output) = compiled.output.as_mut() {
         match render::tree(&output.plan) {
             Ok(tree) => {
@@ -436,7 +465,6 @@ pub fn compile_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compile
             }
         }
     }
-    compiled
 }
 
 /// A written file with its tokens turned back into Flux's variables, and a header line naming
@@ -524,4 +552,40 @@ pub fn plan_only_with(source: &Source, origin: Origin, inputs: &Inputs) -> Compi
     }
     let output = Output { plan, tree: Tree::new(), substituted };
     Compiled { diagnostics, cluster, output: Some(output) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_input_of_a_layered_build_changes_its_inputs_sha256() {
+        let origin = Origin::plain("clusters/a.toml");
+        let base = inputs_sha256(&origin, "aa", &Inputs::default());
+        assert_eq!(base, inputs_sha256(&origin, "aa", &Inputs::default()));
+        let mut others = vec![inputs_sha256(&origin, "ab", &Inputs::default())];
+        let mut o = origin.clone();
+        o.input = "clusters/b.toml".into();
+        others.push(inputs_sha256(&o, "aa", &Inputs::default()));
+        let mut o = origin.clone();
+        o.out_path = "gen".into();
+        others.push(inputs_sha256(&o, "aa", &Inputs::default()));
+        let mut o = origin.clone();
+        o.in_repository = true;
+        others.push(inputs_sha256(&o, "aa", &Inputs::default()));
+        let mut o = origin.clone();
+        o.layers.push(lower::LayerName { path: "base.toml".into(), sha256: "cc".into() });
+        others.push(inputs_sha256(&o, "aa", &Inputs::default()));
+        o.layers[0].sha256 = "cd".into();
+        others.push(inputs_sha256(&o, "aa", &Inputs::default()));
+        others.push(inputs_sha256(&origin, "aa", &Inputs { render: true, ..Inputs::default() }));
+        let mut vars = vars::Variables::default();
+        let var = vars::Var { value: "fsn1".into(), origin: vars::Origin::Flag };
+        vars.values.insert("REGION".into(), var);
+        others.push(inputs_sha256(&origin, "aa", &Inputs { vars, render: false }));
+        assert_eq!(others.len(), 8);
+        for (i, h) in others.iter().enumerate() {
+            assert_ne!(*h, base, "input {i}");
+        }
+    }
 }

@@ -29,7 +29,7 @@ pub fn run(
     options: &Options,
     inputs: &crate::Inputs,
 ) -> Outcome {
-    let units = match units::compile(ui, files, out, inputs) {
+    let units = match units::compile(ui, files, out, units::Mode::Compile, inputs) {
         Ok(u) => u,
         Err(o) => return o,
     };

@@ -26,7 +26,7 @@ pub(crate) fn compare(
     options: &Options,
     inputs: &crate::Inputs,
 ) -> Result<(Outcome, Vec<ClusterDiff>, usize), Outcome> {
-    let units = super::units::compile(ui, files, out, inputs)?;
+    let units = super::units::compile(ui, files, out, super::units::Mode::Compare, inputs)?;
     let fleet = super::units::any_folder(files);
     let mut outcome = Outcome::default();
     if super::report_units_of(&mut outcome, ui, &units, false, fleet) && !fleet {
@@ -34,11 +34,21 @@ pub(crate) fn compare(
         return Err(outcome);
     }
     let invalid = units.iter().filter(|u| u.compiled.output.is_none()).count();
-    let outputs: Vec<(&PathBuf, &crate::Output)> =
-        units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o))).collect();
-    let diffs = super::units::parallel(&outputs, |(out, o)| {
-        let changes = crate::emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
-        crate::diff::diff(&o.plan, &o.tree, changes, options)
+    let outputs: Vec<(&super::units::Unit, &crate::Output)> =
+        units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (u, o))).collect();
+    let diffs = super::units::parallel(&outputs, |(unit, o)| match &unit.unchanged {
+        // The same inputs as the build on disk, which is as lhc wrote it: nothing to compare.
+        Some(changes) => ClusterDiff {
+            changes: changes.clone(),
+            warnings: vec![],
+            layers_changed: vec![],
+            command: o.plan.origin.command.clone(),
+        },
+        None => {
+            let changes =
+                crate::emit::prepare(&unit.out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
+            crate::diff::diff(&o.plan, &o.tree, changes, options)
+        }
     });
     Ok((outcome, diffs, invalid))
 }

@@ -18,6 +18,10 @@ pub struct Unit {
     /// The output folder of the cluster's build (`-o DIR`, or [`default_output`]): its
     /// folder is `out/<cluster>`.
     pub out: PathBuf,
+    /// With [`Mode::Compare`], when the build on disk was made from the same inputs and its
+    /// files are as written ([`crate::emit::unchanged`]): what comparing would find, nothing.
+    /// The output then holds the plan but no tree: it was not rendered.
+    pub unchanged: Option<crate::emit::Changes>,
 }
 
 /// Compiles every file for writing into `out` (or each file's default output folder), for
@@ -26,9 +30,10 @@ pub(crate) fn compile(
     ui: &super::Ui,
     files: &[PathBuf],
     out: Option<&Path>,
+    mode: Mode,
     inputs: &crate::Inputs,
 ) -> Result<Vec<Unit>, super::Outcome> {
-    compile_all(files, out, Mode::Compile, inputs)
+    compile_all(files, out, mode, inputs)
         .map_err(|d| super::Outcome::fail(ui, *d.clone(), failure_code(&d)))
 }
 
@@ -45,8 +50,12 @@ pub enum Mode {
     Check,
     /// Validate and plan, without rendering (`check`, which compares with a previous build).
     Plan,
-    /// Validate and render (`build`, `diff`, `render`).
+    /// Validate and render (`build`, `render`).
     Compile,
+    /// As `Compile`, for comparing with the build on disk (`diff`, `build --check`): a cluster
+    /// file that extends layers is not rendered when the build on disk was made from the same
+    /// inputs and is as lhc wrote it ([`Unit::unchanged`]).
+    Compare,
 }
 
 /// Reads and compiles every file, in parallel ([`parallel`]); a folder stands for the cluster
@@ -224,11 +233,11 @@ fn compile_read(
     let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
     if let Some(d) = invalid {
         let compiled = Compiled { diagnostics: vec![d], cluster: None, output: None };
-        return Unit { source, compiled, layered: None, out: folder };
+        return Unit { source, compiled, layered: None, out: folder, unchanged: None };
     }
     let stage = match mode {
         Mode::Check => crate::Stage::Check,
-        Mode::Plan => crate::Stage::Plan,
+        Mode::Plan | Mode::Compare => crate::Stage::Plan,
         Mode::Compile => crate::Stage::Compile,
     };
     let make_origin = |layers: &[std::sync::Arc<crate::layers::Layer>]| {
@@ -242,8 +251,16 @@ fn compile_read(
             .collect();
         o
     };
-    let (compiled, layered) = crate::compile_layers(&source, stage, make_origin, inputs, cache);
-    Unit { source, compiled, layered, out: folder }
+    let (mut compiled, layered) = crate::compile_layers(&source, stage, make_origin, inputs, cache);
+    let mut unchanged = None;
+    if mode == Mode::Compare {
+        let plan = compiled.output.as_ref().map(|o| &o.plan);
+        unchanged = plan.and_then(|p| crate::emit::unchanged(&folder, &p.cluster, &p.facts));
+        if unchanged.is_none() {
+            crate::render_plan(&mut compiled);
+        }
+    }
+    Unit { source, compiled, layered, out: folder, unchanged }
 }
 
 /// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that

@@ -207,6 +207,37 @@ pub fn prepare(out: &Path, cluster: &str, tree: &Tree, facts: &Facts, force: boo
     changes
 }
 
+/// What [`prepare`] would find for a cluster whose inputs are those of the build on disk, known
+/// without its tree: `facts` (with [`Facts::inputs`] set) are the facts the manifest recorded,
+/// and every file the manifest lists still has its recorded sha256. `None` when any of that is
+/// not so (or there are no inputs to compare): the caller renders the tree and [`prepare`]s it.
+///
+/// Rendering is deterministic, and the inputs name this lhc's build, so the same inputs render
+/// the tree the manifest recorded; files on disk that match it leave nothing to change.
+pub fn unchanged(out: &Path, cluster: &str, facts: &Facts) -> Option<Changes> {
+    facts.inputs.as_ref()?;
+    let dir = out.join(cluster);
+    let previous = read_manifest(&dir.join(MANIFEST));
+    if previous.facts.as_ref() != Some(facts) {
+        return None;
+    }
+    for (rel, recorded) in &previous.files {
+        if !safe_relative(rel) || rel == MANIFEST {
+            return None;
+        }
+        let bytes = fs::read(dir.join(rel)).ok()?;
+        if sha256_hex(&bytes) != *recorded {
+            return None;
+        }
+    }
+    Some(Changes {
+        out: out.to_path_buf(),
+        cluster: cluster.to_string(),
+        previous,
+        ..Changes::default()
+    })
+}
+
 /// A manifest entry lhc may act on: relative, no `..`, no absolute parts.
 fn safe_relative(rel: &str) -> bool {
     !rel.is_empty()

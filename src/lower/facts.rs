@@ -45,6 +45,12 @@ pub struct Facts {
     /// nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub layers: BTreeMap<String, String>,
+    /// For a file that extends layers: the sha256 of everything the build was made from (this
+    /// lhc's own build, the cluster file and every layer, where it builds, Flux's variables). A
+    /// `build --check` or `diff` whose inputs hash the same, and whose files on disk still match
+    /// the manifest, knows the output is current without rendering it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -205,6 +211,7 @@ pub(super) fn of(
             .filter(|(r, _)| r.behaviour.default_backup_store)
             .map(|(r, l)| backup_store(r, l.value("defaultBackupStore").as_ref())),
         layers: BTreeMap::new(),
+        inputs: None,
     }
 }
 

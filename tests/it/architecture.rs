@@ -48,6 +48,7 @@ const ROOT_ITEMS: &[&str] = &[
     "compile_with",
     "plan_only",
     "plan_only_with",
+    "render_plan",
     "Compiled",
     "Output",
     "Inputs",

@@ -475,3 +475,71 @@ fn a_base_two_layers_share_is_applied_once_before_both() {
         "{values}"
     );
 }
+
+/// Whether comparing `clusters/edge-1.toml` with its build in `out` would render it again: the
+/// library's own answer ([`lhc::commands::units::Unit::unchanged`]).
+fn rendered_again(t: &Test) -> bool {
+    let path = t.path().join("clusters/edge-1.toml");
+    let mode = lhc::commands::units::Mode::Compare;
+    let inputs = lhc::Inputs::default();
+    let units =
+        lhc::commands::units::compile_all(&[path], Some(&t.path().join("out")), mode, &inputs)
+            .unwrap();
+    let unit = &units[0];
+    let output = unit.compiled.output.as_ref().unwrap();
+    // An unchanged build is not rendered; any other is.
+    assert_eq!(unit.unchanged.is_none(), !output.tree.is_empty());
+    unit.unchanged.is_none()
+}
+
+/// `build --check` and `diff` of a layered cluster whose inputs are those of the build on disk
+/// skip rendering, and say what the full comparison says; anything that could change the
+/// output, or an output file edited since, takes the full comparison.
+#[test]
+fn an_unchanged_layered_build_is_known_without_rendering_it() {
+    let t = fleet().file(".git/HEAD", "");
+    let check = ["build", "--check", "clusters/edge-1.toml", "-o", "out"];
+    let diff = ["diff", "clusters/edge-1.toml", "-o", "out", "--color", "never"];
+    t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
+    let manifest_path = t.path().join("out/edge-1/.lhc-manifest.json");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["facts"]["inputs"].as_str().map(str::len), Some(64), "{manifest}");
+    assert!(!rendered_again(&t));
+    let quick = (t.run_args(&check), t.run_args(&diff));
+    quick.0.code(0);
+    quick.1.code(0);
+    assert!(quick.0.stdout.contains("out/edge-1: up to date"), "{}", quick.0.stdout);
+
+    // A manifest without the record (as an older lhc wrote it) takes the full comparison, which
+    // says the same.
+    let mut older = manifest.clone();
+    older["facts"].as_object_mut().unwrap().remove("inputs");
+    std::fs::write(&manifest_path, serde_json::to_string_pretty(&older).unwrap()).unwrap();
+    assert!(rendered_again(&t));
+    let full = (t.run_args(&check), t.run_args(&diff));
+    for (a, b) in [(&quick.0, &full.0), (&quick.1, &full.1)] {
+        assert_eq!((a.code, &a.stdout, &a.stderr), (b.code, &b.stdout, &b.stderr));
+    }
+
+    // `build` records the inputs again; an output file edited by hand is then noticed.
+    t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
+    assert!(!rendered_again(&t));
+    let values = t.path().join("out/edge-1/longhorn-values.yaml");
+    let text = std::fs::read_to_string(&values).unwrap();
+    std::fs::write(&values, format!("{text}# edited\n")).unwrap();
+    assert!(rendered_again(&t));
+    t.run_args(&check).code(1);
+    std::fs::write(&values, &text).unwrap();
+    assert!(!rendered_again(&t));
+
+    // A comment in the cluster file changes its inputs but not its output: the full comparison
+    // runs and finds the build current.
+    t.file_write("clusters/edge-1.toml", &format!("# reviewed\n{EDGE}"));
+    assert!(rendered_again(&t));
+    t.run_args(&check).code(0);
+    // A changed layer too, and there the build is stale ([`build_check_and_diff_notice_a_changed_base`]).
+    t.file_write("layers/base.toml", &format!("# reviewed\n{BASE}"));
+    assert!(rendered_again(&t));
+    t.run_args(&check).code(1);
+}
