@@ -450,10 +450,18 @@ fn to_diagnostic(
         ValidationErrorKind::Required { property } => {
             let property = property.as_str().unwrap_or_default().to_string();
             let span = if pointer.is_empty() { None } else { index.key_span(pointer) };
-            Diagnostic::error(
+            let layer = (pointer == "/cluster" && property == "name")
+                || (pointer.is_empty() && property == "cluster");
+            let d = Diagnostic::error(
                 Message::MissingKey { key: property, table: table_name(pointer) },
                 span,
-            )
+            );
+            if layer {
+                // A file without `[cluster] name` is what a layer is.
+                d.with_help("a cluster file names its cluster; if this file is a layer, give the cluster files that extend it, or the folder that holds them (`lhc build DIR` builds the cluster files in it and skips the layers)")
+            } else {
+                d
+            }
         }
         ValidationErrorKind::Type { kind } => Diagnostic::error(
             Message::WrongType { key, expected: expected_types(kind), found: describe(found) },

@@ -543,3 +543,21 @@ fn an_unchanged_layered_build_is_known_without_rendering_it() {
     assert!(rendered_again(&t));
     t.run_args(&check).code(1);
 }
+
+/// A layer given where a cluster file is expected is refused at `[cluster]`, with the way to
+/// build what extends it.
+#[test]
+fn a_layer_given_as_a_cluster_file_says_what_to_give_instead() {
+    let t = fleet();
+    let out = t.run_args(&["build", "layers/base.toml", "-o", "out"]);
+    out.code(1);
+    assert!(out.stderr.contains("missing required key `name` in [cluster]"), "{}", out.stderr);
+    assert!(out.stderr.contains("if this file is a layer"), "{}", out.stderr);
+    // A layer without a `[cluster]` table, too.
+    t.file_write("layers/bench.toml", "[benchmark]\nsize = \"10Gi\"\n");
+    let out = t.run_args(&["build", "layers/bench.toml", "-o", "out"]);
+    out.code(1);
+    assert!(out.stderr.contains("missing required key `cluster`"), "{}", out.stderr);
+    assert!(out.stderr.contains("if this file is a layer"), "{}", out.stderr);
+    assert!(!t.path().join("out").exists());
+}
