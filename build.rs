@@ -125,6 +125,7 @@ fn build_id() -> String {
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Every file under `dir`, at any depth.
 fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in files_in(dir) {
         if path.is_dir() {
@@ -146,15 +147,9 @@ fn write(path: &Path, text: &str) {
 
 /// The `.toml` files under `dir`, at any depth.
 fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| fail(&format!("{dir:?}: {e}")));
-    for entry in entries {
-        let path = entry.unwrap_or_else(|e| fail(&format!("{dir:?}: {e}"))).path();
-        if path.is_dir() {
-            toml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "toml") {
-            out.push(path);
-        }
-    }
+    let mut all = vec![];
+    all_files(dir, &mut all);
+    out.extend(all.into_iter().filter(|p| p.extension().is_some_and(|e| e == "toml")));
 }
 
 fn fail(message: &str) -> ! {
