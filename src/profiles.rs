@@ -1,5 +1,5 @@
 //! The shipped profiles (`profiles/*.toml`), embedded so an installed binary can start a new
-//! cluster file with `lhc init`.
+//! cluster file with `lhc init`: each a cluster file over the company layer it extends.
 
 /// A starting point for a cluster file.
 #[derive(Debug, Clone, Copy)]
@@ -7,23 +7,39 @@ pub struct Profile {
     pub name: &'static str,
     pub summary: &'static str,
     pub text: &'static str,
+    /// The layers its `extends` names, written beside the new file.
+    pub layers: &'static [Layer],
 }
+
+/// A shipped layer: its file name beside the profile, and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct Layer {
+    pub file: &'static str,
+    pub text: &'static str,
+}
+
+/// The company-style base every shipped profile extends.
+pub const COMPANY: Layer =
+    Layer { file: "company.toml", text: include_str!("../profiles/company.toml") };
 
 pub const PROFILES: &[Profile] = &[
     Profile {
         name: "hcloud-longhorn",
         summary: "Longhorn on Hetzner Cloud: local NVMe tagged `nvme`, a Cloud Volume tagged `ssd`, four classes",
         text: include_str!("../profiles/hcloud-longhorn.toml"),
+        layers: &[COMPANY],
     },
     Profile {
         name: "generic-bare-metal",
         summary: "Longhorn on bare metal: several NVMe devices per storage node, a compute pool",
         text: include_str!("../profiles/generic-bare-metal.toml"),
+        layers: &[COMPANY],
     },
     Profile {
         name: "managed-bench",
         summary: "No Longhorn: benchmark a managed provider's classes (premium-rwo, gp2, managed-premium)",
         text: include_str!("../profiles/managed-bench.toml"),
+        layers: &[COMPANY],
     },
 ];
 
@@ -38,6 +54,12 @@ impl Profile {
     pub fn cluster_name(&self) -> Option<String> {
         let doc: toml_edit::DocumentMut = self.text.parse().ok()?;
         doc.get("cluster")?.get("name")?.as_str().map(str::to_string)
+    }
+
+    /// The schema its file validates against on its own: a file that extends layers is a
+    /// partial cluster file until they are merged, so it takes the layer schema.
+    pub fn schema_file(&self) -> &'static str {
+        if self.layers.is_empty() { "cluster.schema.json" } else { "layer.schema.json" }
     }
 }
 
@@ -68,11 +90,15 @@ pub fn instantiate(
         }
         *item = toml_edit::Item::Value(value);
     }
-    let text = doc.to_string();
+    Ok(with_schema_line(&doc.to_string(), schema_path))
+}
+
+/// `text` with its leading `#:schema` line (added where it has none) pointing at `schema_path`.
+pub fn with_schema_line(text: &str, schema_path: &str) -> String {
     let body = text
         .strip_prefix("#:schema ")
-        .map_or(text.as_str(), |rest| rest.split_once('\n').map_or("", |(_, after)| after));
-    Ok(format!("#:schema {schema_path}\n{body}"))
+        .map_or(text, |rest| rest.split_once('\n').map_or("", |(_, after)| after));
+    format!("#:schema {schema_path}\n{body}")
 }
 
 #[cfg(test)]
@@ -82,11 +108,28 @@ mod tests {
     #[test]
     fn instantiate_renames_and_keeps_comments() {
         let p = find(DEFAULT).unwrap();
-        let text = instantiate(p, Some("staging"), "cluster.schema.json").unwrap();
-        assert!(text.starts_with("#:schema cluster.schema.json\n"));
+        let text = instantiate(p, Some("staging"), p.schema_file()).unwrap();
+        assert!(text.starts_with("#:schema layer.schema.json\n"));
+        assert!(text.contains("extends = \"company.toml\""));
         assert!(text.contains("name = \"staging\"           # DNS-1123 label"));
         assert!(text.contains("[[storage_class]]"));
         assert_eq!(text.lines().count(), p.text.lines().count());
         assert_eq!(p.cluster_name().as_deref(), Some("prod-fsn1"));
+    }
+
+    #[test]
+    fn every_profile_embeds_the_layers_its_extends_names() {
+        for p in PROFILES {
+            let doc: toml_edit::DocumentMut = p.text.parse().unwrap();
+            let extends: Vec<&str> = match doc.get("extends") {
+                None => Vec::new(),
+                Some(item) => match item.as_array() {
+                    Some(list) => list.iter().filter_map(|v| v.as_str()).collect(),
+                    None => item.as_str().into_iter().collect(),
+                },
+            };
+            let files: Vec<&str> = p.layers.iter().map(|l| l.file).collect();
+            assert_eq!(extends, files, "{}", p.name);
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! `lhc init [--profile NAME] [NAME] [-o FILE]`: start a cluster file from a shipped profile,
-//! with `cluster.schema.json` beside it for editors.
+//! with the layers it extends (`company.toml`) and the schema its `#:schema` line names beside
+//! it for editors.
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,7 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     let default_name =
         o.name.clone().or_else(|| p.cluster_name()).unwrap_or_else(|| "cluster".into());
     let path = o.output.unwrap_or_else(|| PathBuf::from(format!("{default_name}.toml")));
-    let text = match profiles::instantiate(p, o.name.as_deref(), "cluster.schema.json") {
+    let text = match profiles::instantiate(p, o.name.as_deref(), p.schema_file()) {
         Ok(t) => t,
         Err(e) => return usage(e.to_string()),
     };
@@ -57,28 +58,58 @@ pub fn run(ui: &Ui, o: Options) -> Outcome {
     if let Err(e) = std::fs::write(&path, text) {
         return Outcome::fail(ui, super::cannot_write(&path, &e), FAILED);
     }
-    out.print(&if ui.human() {
-        format!("wrote {} from profile {}\n", path.display(), p.name)
-    } else {
-        written(&path, Some(p.name))
-    });
-    let schema_path = path.parent().unwrap_or(Path::new(".")).join("cluster.schema.json");
+    out.print(&line(ui, &path, "written", Some(p.name), &format!("from profile {}", p.name)));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // The layers the new file extends. One already there is the team's own base (a second
+    // cluster started in the same folder, or a base edited since): kept as it is, never
+    // overwritten, and the new file extends it.
+    for layer in p.layers {
+        let layer_path = dir.join(layer.file);
+        let text = profiles::with_schema_line(layer.text, "layer.schema.json");
+        match std::fs::read_to_string(&layer_path) {
+            Ok(existing) if existing == text => {}
+            Ok(_) => out.print(&line(
+                ui,
+                &layer_path,
+                "kept",
+                None,
+                "(it exists and differs from the shipped one; the new file extends it as it is)",
+            )),
+            Err(_) => match std::fs::write(&layer_path, text) {
+                Ok(()) => {
+                    out.print(&line(ui, &layer_path, "written", None, "(the layer it extends)"))
+                }
+                Err(e) => out.diagnostics(ui, &[super::cannot_write(&layer_path, &e)], None),
+            },
+        }
+    }
+    // The one schema every file written names: the layers' and, when it extends them, the
+    // new file's.
+    let schema_path = dir.join(p.schema_file());
     if !schema_path.exists() {
-        match std::fs::write(&schema_path, crate::schema::schema_text()) {
-            Ok(()) => out.print(&if ui.human() {
-                format!("wrote {} (for editor completion)\n", schema_path.display())
-            } else {
-                written(&schema_path, None)
-            }),
+        let text = if p.layers.is_empty() {
+            crate::schema::schema_text()
+        } else {
+            crate::schema::layer_schema_text()
+        };
+        match std::fs::write(&schema_path, text) {
+            Ok(()) => {
+                out.print(&line(ui, &schema_path, "written", None, "(for editor completion)"))
+            }
             Err(e) => out.diagnostics(ui, &[super::cannot_write(&schema_path, &e)], None),
         }
     }
     out
 }
 
-/// A written file with `--message-format json`: `{"file":…,"status":"written","profile":…}`.
-fn written(path: &Path, profile: Option<&str>) -> String {
-    let mut line = serde_json::json!({ "file": path.display().to_string(), "status": "written" });
+/// A file `lhc init` wrote or kept: `wrote FILE NOTE` for people; with `--message-format
+/// json`, `{"file":…,"status":"written"|"kept","profile":…}`.
+fn line(ui: &Ui, path: &Path, status: &str, profile: Option<&str>, note: &str) -> String {
+    if ui.human() {
+        let verb = if status == "kept" { "kept" } else { "wrote" };
+        return format!("{verb} {} {note}\n", path.display());
+    }
+    let mut line = serde_json::json!({ "file": path.display().to_string(), "status": status });
     if let Some(p) = profile {
         line["profile"] = p.into();
     }

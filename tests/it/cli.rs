@@ -1,6 +1,8 @@
 //! The command line contract: commands, exit codes, the shipped schema, the committed `out/`,
 //! determinism, and all-or-nothing writes.
 
+use std::collections::BTreeMap;
+
 use crate::common::{Test, profile, read, read_tree, repo, yaml_docs};
 
 #[test]
@@ -32,41 +34,89 @@ fn the_shipped_schema_is_what_the_model_generates_and_lhc_schema_prints() {
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 }
 
-#[test]
-fn profiles_point_editors_at_the_schema_and_compile() {
-    for entry in std::fs::read_dir(repo().join("profiles")).unwrap() {
-        let path = entry.unwrap().path();
-        let text = read(&path);
-        assert!(
-            text.starts_with("#:schema ../schemas/cluster.schema.json\n"),
-            "{}",
-            path.display()
-        );
-        let out = Test::new().file("p.toml", &text).run_args(&["check", "p.toml"]);
-        out.code(0);
-        assert!(out.stderr.is_empty(), "{}: {}", path.display(), out.stderr);
+/// The shipped profiles, `profiles/<name>.toml`, in name order: the cluster files, and the
+/// company layer they extend.
+fn shipped_profiles() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(repo().join("profiles"))
+        .unwrap()
+        .map(|e| format!("profiles/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The profiles copied into a fresh test folder, as a user's repository holds them.
+fn with_profiles() -> Test {
+    let t = Test::new();
+    std::fs::create_dir_all(t.path().join("profiles")).unwrap();
+    for p in shipped_profiles() {
+        std::fs::write(t.path().join(&p), read(repo().join(&p))).unwrap();
     }
+    t
+}
+
+#[test]
+fn profiles_are_layers_over_the_company_base_point_editors_at_the_schema_and_compile() {
+    let t = with_profiles();
+    let mut clusters = 0;
+    for p in shipped_profiles() {
+        let text = read(repo().join(&p));
+        // A cluster file that extends layers validates against the layer schema, as a layer does.
+        assert!(text.starts_with("#:schema ../schemas/layer.schema.json\n"), "{p}");
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        if p == "profiles/company.toml" {
+            assert!(doc.get("cluster").and_then(|c| c.get("name")).is_none());
+            assert!(doc.get("policy").is_some(), "the base pins the fleet's rules");
+            continue;
+        }
+        clusters += 1;
+        assert_eq!(doc["extends"].as_str(), Some("company.toml"), "{p}");
+        let out = t.run_args(&["check", &p]);
+        out.code(0);
+        assert!(out.stderr.is_empty(), "{p}: {}", out.stderr);
+    }
+    assert_eq!(clusters, 3);
+    // Each inherits the base's Kubernetes minor and benchmark namespace; the bare-metal one
+    // replaces its list of tools.
+    let explain = |file: &str, key: &str| {
+        let out = t.run_args(&["explain", file, key, "--format", "json"]);
+        out.code(0);
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let k = explain("profiles/hcloud-longhorn.toml", "cluster.kubernetes");
+    assert_eq!(
+        (k["value"].as_str(), k["writes"][0]["file"].as_str()),
+        (Some("1.37"), Some("profiles/company.toml"))
+    );
+    let tools = explain("profiles/generic-bare-metal.toml", "benchmark.tools");
+    assert_eq!(tools["value"], serde_json::json!(["kbench", "fio"]));
+    assert_eq!(tools["writes"].as_array().unwrap().len(), 2);
+    // The base's policy holds for every profile: a release outside it is refused at its line.
+    t.file_write(
+        "profiles/hcloud-longhorn.toml",
+        &read(repo().join("profiles/hcloud-longhorn.toml"))
+            .replace("version = \"1.12.1\"", "version = \"1.10.3\""),
+    );
+    let out = t.run_args(&["check", "profiles/hcloud-longhorn.toml"]);
+    out.code(1);
+    assert!(out.stderr.contains("longhorn_versions"), "{}", out.stderr);
+}
+
+/// A manifest's JSON without `facts.inputs`, which names the lhc build that wrote it (its
+/// sources' hash), so it changes with every change to lhc's code.
+fn without_inputs(text: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    if let Some(facts) = v.get_mut("facts").and_then(|f| f.as_object_mut()) {
+        facts.remove("inputs");
+    }
+    v.to_string()
 }
 
 #[test]
 fn committed_out_is_what_build_writes() {
-    let profiles: Vec<String> = {
-        let mut v: Vec<String> = std::fs::read_dir(repo().join("profiles"))
-            .unwrap()
-            .map(|e| format!("profiles/{}", e.unwrap().file_name().to_string_lossy()))
-            .collect();
-        v.sort();
-        v
-    };
-    let t = Test::new();
-    for p in &profiles {
-        let _ = t.path();
-        std::fs::create_dir_all(t.path().join("profiles")).unwrap();
-        std::fs::write(t.path().join(p), read(repo().join(p))).unwrap();
-    }
-    let mut args = vec!["build".to_string()];
-    args.extend(profiles.iter().cloned());
-    t.run_args(&args).code(0);
+    let t = with_profiles();
+    // The folder: every cluster file in it, not the layer they extend.
+    t.run_args(&["build", "profiles"]).code(0);
     let fresh = t.tree("out");
     if crate::common::bless() {
         let _ = std::fs::remove_dir_all(repo().join("out"));
@@ -76,10 +126,20 @@ fn committed_out_is_what_build_writes() {
             std::fs::write(p, text).unwrap();
         }
     }
-    let committed = read_tree(&repo().join("out"));
+    let comparable = |tree: &BTreeMap<String, String>| -> BTreeMap<String, String> {
+        tree.iter()
+            .map(|(k, v)| {
+                let v =
+                    if k.ends_with(".lhc-manifest.json") { without_inputs(v) } else { v.clone() };
+                (k.clone(), v)
+            })
+            .collect()
+    };
+    let fresh = comparable(&fresh);
+    let committed = comparable(&read_tree(&repo().join("out")));
     assert!(
         fresh == committed,
-        "out/ is stale: run `cargo run -- build profiles/*.toml` and commit out/\n{}",
+        "out/ is stale: run `cargo run -- build profiles` and commit out/\n{}",
         fresh
             .iter()
             .filter(|(k, v)| committed.get(*k) != Some(v))
@@ -90,7 +150,7 @@ fn committed_out_is_what_build_writes() {
     );
     // And `build --check` agrees, run where a user would run it.
     let mut check = std::process::Command::new(env!("CARGO_BIN_EXE_lhc"));
-    check.current_dir(repo()).arg("build").arg("--check").args(&profiles);
+    check.current_dir(repo()).args(["build", "--check", "profiles"]);
     let status = check.output().unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
 }
@@ -166,14 +226,43 @@ fn init_starts_a_cluster_from_an_embedded_profile() {
     let out = t.run_args(&["init", "staging"]);
     out.code(0);
     let text = read(t.path().join("staging.toml"));
-    assert!(text.starts_with("#:schema cluster.schema.json\n"));
+    // The profile extends the company layer: both are written, and both point editors at the
+    // layer schema (a file that extends layers is partial until they are merged).
+    assert!(text.starts_with("#:schema layer.schema.json\n"), "{text}");
     assert!(text.contains("name = \"staging\""));
-    assert_eq!(read(t.path().join("cluster.schema.json")), lhc::schema::schema_text());
+    assert!(text.contains("extends = \"company.toml\""));
+    let company = read(t.path().join("company.toml"));
+    assert!(company.starts_with("#:schema layer.schema.json\n"), "{company}");
+    assert_eq!(
+        company.lines().skip(1).collect::<Vec<_>>(),
+        read(repo().join("profiles/company.toml")).lines().skip(1).collect::<Vec<_>>()
+    );
+    assert_eq!(read(t.path().join("layer.schema.json")), lhc::schema::layer_schema_text());
+    assert!(out.stdout.contains("company.toml"), "{}", out.stdout);
+    let explain = t.run_args(&["explain", "staging.toml", "cluster.kubernetes"]);
+    explain.code(0);
+    assert!(explain.stdout.contains("company.toml"), "{}", explain.stdout);
     t.run_args(&["check", "staging.toml"]).code(0);
     t.run_args(&["init", "staging"]).code(2);
     t.run_args(&["init", "staging", "--force"]).code(0);
-    t.run_args(&["init", "--profile", "generic-bare-metal", "-o", "metal.toml"]).code(0);
+    // A second cluster in the same folder extends the base that is there; one the team has
+    // edited is kept as it is, even with --force, and the new file extends it.
+    let edited = company.replace("kubernetes = \"1.37\"", "kubernetes = \"1.36\"");
+    t.file_write("company.toml", &edited);
+    let second =
+        t.run_args(&["init", "--profile", "generic-bare-metal", "-o", "metal.toml", "--force"]);
+    second.code(0);
+    assert!(second.stdout.contains("kept company.toml"), "{}", second.stdout);
+    assert_eq!(read(t.path().join("company.toml")), edited);
     t.run_args(&["check", "metal.toml"]).code(0);
+    let json = t.run_args(&["init", "edge", "--message-format", "json"]);
+    json.code(0);
+    let lines: Vec<serde_json::Value> =
+        json.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{}", json.stdout);
+    assert_eq!(lines[0]["profile"], "hcloud-longhorn");
+    assert!(lines[1]["file"].as_str().unwrap().ends_with("company.toml"), "{}", json.stdout);
+    assert_eq!(lines[1]["status"], "kept");
     t.run_args(&["init", "--profile", "nope"]).code(2);
     t.run_args(&["init", "Not_A_Name"]).code(2);
     let list = t.run_args(&["init", "--list"]);

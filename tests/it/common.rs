@@ -16,8 +16,56 @@ pub fn read(path: impl AsRef<Path>) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
+/// A shipped profile as one self-contained cluster file, so that a test may put it anywhere and
+/// change its release freely: the profile's own text (its comments and order kept), without
+/// `extends`, with the keys it inherits from the company layer added to their tables, and
+/// without the layer's `[policy]`. Checked against lhc's own merge of the chain.
 pub fn profile(name: &str) -> String {
-    read(repo().join("profiles").join(format!("{name}.toml")))
+    let path = repo().join("profiles").join(format!("{name}.toml"));
+    let text = read(&path);
+    let Some(layered) = lhc::layers::resolve(
+        &lhc::source::Source::new(&path, text.clone()),
+        &lhc::layers::Cache::new(),
+    )
+    .unwrap() else {
+        return text;
+    };
+    let mut doc: toml_edit::DocumentMut = text.parse().unwrap();
+    doc.remove("extends");
+    for layer in &layered.files[..layered.files.len() - 1] {
+        let mut base: toml_edit::DocumentMut = layer.source.text.parse().unwrap();
+        base.remove("policy");
+        fill_missing(doc.as_table_mut(), base.as_table());
+    }
+    let value = |text: &str| toml_edit::de::from_str::<serde_json::Value>(text).unwrap();
+    let mut merged = value(&layered.merged.text);
+    let table = merged.as_object_mut().unwrap();
+    table.remove("extends");
+    table.remove("policy");
+    let own = value(&doc.to_string());
+    assert_eq!(own, merged, "profile({name}) must be what lhc's merge of the chain is");
+    let body = doc.to_string();
+    let body = body
+        .split_once('\n')
+        .filter(|(first, _)| first.starts_with("#:schema "))
+        .map_or(body.as_str(), |(_, rest)| rest);
+    format!("#:schema ../schemas/cluster.schema.json\n{body}")
+}
+
+/// Adds to `into` every key of `from` it lacks, table by table (the layers' merge for tables
+/// and plain values; the company layer has no named entries).
+fn fill_missing(into: &mut toml_edit::Table, from: &toml_edit::Table) {
+    for (key, item) in from.iter() {
+        match (into.get_mut(key), item) {
+            (None, _) => {
+                into.insert(key, item.clone());
+            }
+            (Some(toml_edit::Item::Table(mine)), toml_edit::Item::Table(theirs)) => {
+                fill_missing(mine, theirs)
+            }
+            (Some(_), _) => {}
+        }
+    }
 }
 
 /// Whether golden files should be rewritten instead of compared (`LHC_BLESS=1`).

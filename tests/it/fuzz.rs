@@ -16,7 +16,14 @@ fn seeds() -> Vec<(String, String)> {
                 if p.is_dir() && !p.ends_with("out") {
                     stack.push(p);
                 } else if p.extension().is_some_and(|x| x == "toml") {
-                    seeds.push((p.display().to_string(), read(&p)));
+                    // A shipped profile extends the company layer: its seed is the profile as one
+                    // self-contained file, and the layer on its own is no cluster.
+                    let text = match (dir, p.file_stem().and_then(|s| s.to_str())) {
+                        ("profiles", Some("company")) => continue,
+                        ("profiles", Some(stem)) => crate::common::profile(stem),
+                        _ => read(&p),
+                    };
+                    seeds.push((p.display().to_string(), text));
                 }
             }
         }

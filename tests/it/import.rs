@@ -488,7 +488,13 @@ fn build_facts(out: &Path) -> (BTreeMap<String, Vec<Json>>, Json) {
             files.insert(name, yaml_docs(&text));
         }
     }
-    let manifest: Json = serde_json::from_str(&read(out.join(".lhc-manifest.json"))).unwrap();
+    let mut manifest: Json = serde_json::from_str(&read(out.join(".lhc-manifest.json"))).unwrap();
+    // Where the build came from (the layers it merged, the hash of its inputs), not what it is:
+    // an import is one self-contained file.
+    if let Some(facts) = manifest["facts"].as_object_mut() {
+        facts.remove("layers");
+        facts.remove("inputs");
+    }
     (files, manifest["facts"].clone())
 }
 
