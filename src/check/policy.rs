@@ -39,6 +39,7 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
             let why = format!("the chart's `longhorn` class has {} {}", r.value, plural(r.value));
             out.push(broken(rule.clone(), why, r.span.clone(), min.span.clone()));
         }
+        default_replica_count(file, target, &rule, min, &broken, out);
     }
     if let Some(required) = policy.require_backup_target.as_ref().filter(|r| r.value) {
         let has = file.longhorn.as_ref().is_some_and(|l| l.backup.is_some());
@@ -60,6 +61,53 @@ pub(super) fn check(file: &ClusterFile, target: &Target, out: &mut Vec<Diagnosti
                     .with_help(format!("add a `[[recurring_job]]` named `{}`", job.value)),
             );
         }
+    }
+}
+
+/// `defaultReplicaCount`: the replicas Longhorn gives a volume made without a class that says
+/// (the UI, the API, a class lhc does not write). Each data engine's value of a per-engine
+/// setting counts; one lhc does not write is the release's default.
+fn default_replica_count(
+    file: &ClusterFile,
+    target: &Target,
+    rule: &str,
+    min: &Spanned<u32>,
+    broken: &Broken<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    const KEY: &str = "defaultReplicaCount";
+    let Some(release) = target.release.filter(|_| target.longhorn) else { return };
+    let written = file.longhorn.as_ref().and_then(|l| l.setting(KEY));
+    for engine in ["v1", "v2"] {
+        let Some(text) = super::setting_text(file, release, KEY, engine) else { continue };
+        let Ok(count) = crate::knowledge::verdicts::go_atoi(text.trim_matches(' ')) else {
+            continue;
+        };
+        if count >= i64::from(min.value) {
+            continue;
+        }
+        let engine_note =
+            if engine == "v1" { String::new() } else { format!(" for the {engine} data engine") };
+        let (why, at, help) = match written {
+            Some(w) => (
+                format!(
+                    "`{KEY}` is {count}{engine_note}: a volume made in the UI, or by a class that sets no replicas, gets {count}"
+                ),
+                w.span.clone(),
+                format!("set `{KEY}` to {} or more", min.value),
+            ),
+            None => (
+                format!(
+                    "Longhorn {}'s `{KEY}` is {count}{engine_note}: a volume made in the UI, or by a class that sets no replicas, gets {count}",
+                    release.version
+                ),
+                file.cluster.name.span.clone(),
+                format!("set `{KEY} = \"{}\"` in `[longhorn.settings]`", min.value),
+            ),
+        };
+        out.push(broken(rule.to_string(), why, at, min.span.clone()).with_help(help));
+        // One finding for the setting: the v2 value is only reported when v1's holds.
+        return;
     }
 }
 

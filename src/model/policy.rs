@@ -15,7 +15,8 @@ pub struct Policy {
     /// `<=`, `<` or `=` and a version (`">=1.11, <1.13"`; a missing part is 0).
     #[serde(default)]
     pub longhorn_versions: Option<Spanned<String>>,
-    /// The fewest replicas a `[[storage_class]]` (and the chart's own class) may have.
+    /// The fewest replicas a `[[storage_class]]`, the chart's own class and Longhorn's
+    /// `defaultReplicaCount` (a volume made without a class that sets replicas) may have.
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub min_replicas: Option<Spanned<u32>>,

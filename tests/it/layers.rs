@@ -317,6 +317,56 @@ fn policies_of_a_layer_hold_for_every_cluster_that_extends_it() {
     assert!(out.stderr.contains("error[policy]: cluster `edge-1` breaks the policy `longhorn_versions = \">=1.11, <1.13\"`: it installs Longhorn 1.10.2\n  --> clusters/edge-1.toml:22:11"), "{}", out.stderr);
 }
 
+/// `min_replicas` holds for volumes made without a class too: Longhorn gives them
+/// `defaultReplicaCount`, written in the cluster (at its line) or the release's default (3, at the
+/// cluster's name, with the setting to write).
+#[test]
+fn min_replicas_judges_longhorn_s_default_replica_count() {
+    let t = fleet().file("layers/base.toml", &format!("[policy]\nmin_replicas = 2\n\n{BASE}"));
+    t.run_args(&["check", "clusters/edge-1.toml"]).code(0);
+    let one = EDGE.replace(
+        "storageOverProvisioningPercentage = 200\n",
+        "storageOverProvisioningPercentage = 200\ndefaultReplicaCount = 1\n",
+    );
+    t.file_write("clusters/edge-1.toml", &one);
+    let out = t.run_args(&["check", "clusters/edge-1.toml", "--color", "never"]);
+    out.code(1);
+    assert!(
+        out.stderr.contains("breaks the policy `min_replicas = 2`: `defaultReplicaCount` is 1"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--> clusters/edge-1.toml:8:23"), "{}", out.stderr);
+    // A data-engine-specific value: each engine's counts.
+    let v2 = EDGE.replace(
+        "storageOverProvisioningPercentage = 200\n",
+        "storageOverProvisioningPercentage = 200\ndefaultReplicaCount = { v1 = \"3\", v2 = \"1\" }\n",
+    );
+    t.file_write("clusters/edge-1.toml", &v2);
+    let out = t.run_args(&["check", "clusters/edge-1.toml", "--color", "never"]);
+    out.code(1);
+    assert!(out.stderr.contains("is 1 for the v2 data engine"), "{}", out.stderr);
+    // Above the release's default: the finding is at the cluster's name, and says what to write.
+    let t = t.file(
+        "layers/base.toml",
+        &format!(
+            "[policy]\nmin_replicas = 4\n\n{}",
+            BASE.replace("replicas = 3", "replicas = 4").replace("replicas = 2", "replicas = 4")
+        ),
+    );
+    let four = EDGE.replace("replicas = 2", "replicas = 4");
+    t.file_write("clusters/edge-1.toml", &four);
+    let out = t.run_args(&["check", "clusters/edge-1.toml", "--color", "never"]);
+    out.code(1);
+    assert!(out.stderr.contains("Longhorn 1.12.1's `defaultReplicaCount` is 3"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("set `defaultReplicaCount = \"4\"` in `[longhorn.settings]`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.matches("error[policy]").count(), 1, "{}", out.stderr);
+}
+
 #[test]
 fn a_layer_that_is_not_toml_is_shown_at_its_line() {
     let t = fleet().file("layers/base.toml", "[longhorn\nversion = \"1.12.1\"\n");
