@@ -1,7 +1,7 @@
 //! Many clusters at once: `lhc build`, `check` and `diff` of a folder (every cluster file under
 //! it, not the layers it holds), and `lhc fleet`, the table of a fleet; on `examples/fleet/`.
 
-use crate::common::{Test, read_tree, repo};
+use crate::common::{Test, read, read_tree, repo};
 
 /// A test directory holding a copy of `examples/fleet/` at `fleet/`.
 fn fleet() -> Test {
@@ -239,6 +239,43 @@ fn the_fleet_s_applicationset_and_flux_kustomizations() {
     assert_eq!(k["spec"]["prune"], false);
     if crate::common::have("kubectl") {
         assert_eq!(kustomized(&t.path().join("out/_fleet")).len(), 3);
+    }
+}
+
+/// A fleet that mixes Argo CD and Flux: edge-hel1 says `mode = "flux"` over the company layer's
+/// Argo CD. The ApplicationSet lists the other two, a Flux Kustomization syncs edge-hel1, and the
+/// fleet's kustomization.yaml lists both; every file is a golden (`tests/fleet/gitops-mixed/`),
+/// every document valid for Kubernetes 1.37 and kustomize reads the folder.
+#[test]
+fn a_fleet_of_argo_cd_and_flux_clusters_gets_both() {
+    let t = fleet();
+    let hel1 = read(repo().join("examples/fleet/clusters/edge-hel1.toml"));
+    t.file_write("fleet/clusters/edge-hel1.toml", &format!("{hel1}\n[gitops]\nmode = \"flux\"\n"));
+    let out = t.run_args(&["fleet", "--applicationset", "fleet/"]);
+    out.code(0).stdout("out/_fleet: 3 files written\n");
+    let tree = t.tree("out/_fleet");
+    let golden = repo().join("tests/fleet/gitops-mixed");
+    if crate::common::bless() {
+        let _ = std::fs::remove_dir_all(&golden);
+    }
+    for (name, text) in &tree {
+        crate::common::assert_golden(&golden.join(name), text);
+        if name.ends_with(".yaml") && name != "kustomization.yaml" {
+            for doc in crate::common::yaml_docs(text) {
+                crate::common::validate_k8s(&doc, "1.37").unwrap();
+            }
+        }
+    }
+    let goldens: Vec<String> = read_tree(&golden).into_keys().collect();
+    assert_eq!(goldens, tree.keys().cloned().collect::<Vec<_>>());
+    let set = &crate::common::yaml_docs(&tree["applicationset.yaml"])[0];
+    let elements = set["spec"]["generators"][0]["list"]["elements"].as_array().unwrap();
+    let clusters: Vec<&str> = elements.iter().map(|e| e["cluster"].as_str().unwrap()).collect();
+    assert_eq!(clusters, ["edge-fsn1", "edge-nbg1"]);
+    let flux = &crate::common::yaml_docs(&tree["flux-edge-hel1.yaml"])[0];
+    assert_eq!(flux["spec"]["path"], "./out/edge-hel1/gitops");
+    if crate::common::have("kubectl") {
+        assert_eq!(kustomized(&t.path().join("out/_fleet")).len(), 2);
     }
 }
 
