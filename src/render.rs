@@ -157,6 +157,28 @@ impl Renderer {
         }
     }
 
+    /// The fleet's GitOps files, keyed `_fleet/<file>` (`lhc fleet --applicationset`).
+    pub fn fleet(&self, f: &crate::lower::fleet::FleetGitops) -> Result<Tree, RenderError> {
+        use crate::lower::fleet::FLEET_FOLDER;
+        let mut tree = Tree::new();
+        let fleet = ser(f);
+        if let Some(a) = &f.applicationset {
+            let text = self.render(
+                "fleet-applicationset.yaml.j2",
+                context! { f => fleet.clone(), a => ser(a) },
+            )?;
+            tree.insert(format!("{FLEET_FOLDER}/{}", a.file), text);
+        }
+        for k in &f.flux {
+            let text =
+                self.render("fleet-flux.yaml.j2", context! { f => fleet.clone(), k => ser(k) })?;
+            tree.insert(format!("{FLEET_FOLDER}/{}", k.file), text);
+        }
+        let text = self.render("fleet-kustomization.yaml.j2", context! { f => fleet })?;
+        tree.insert(format!("{FLEET_FOLDER}/kustomization.yaml"), text);
+        Ok(tree)
+    }
+
     /// The documents that install Longhorn with Flux or Argo CD (and, when the file says so,
     /// apply the cluster's manifests), as one stream.
     fn gitops_docs(&self, g: &crate::lower::gitops::GitopsFile) -> Result<String, RenderError> {

@@ -7,6 +7,7 @@
 
 pub mod benchmark;
 pub mod facts;
+pub mod fleet;
 pub mod gitops;
 pub mod nodes;
 pub mod recurring;

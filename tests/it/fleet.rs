@@ -42,7 +42,7 @@ fn the_example_fleet_builds_every_cluster_and_no_layer() {
     let diff = t.run_args(&["diff", "fleet/"]);
     diff.code(0);
     assert!(diff.stdout.ends_with("3 clusters: 3 unchanged\n"), "{}", diff.stdout);
-    let readme = crate::common::read(repo().join("README.md"));
+    let readme = read(repo().join("README.md"));
     assert!(readme.contains("$ lhc build examples/fleet/"), "the README shows it");
     let check = t.run_args(&["check", "fleet/"]);
     check.code(0);
