@@ -73,12 +73,32 @@ pub fn compile_all(
     let mut units = parallel(&read, |(path, source, invalid)| {
         compile_read(path, source.clone(), invalid.clone(), out, mode, inputs, &cache)
     });
+    skip_given_layers(&mut units);
     let collisions = collisions(&units);
     for (i, d) in collisions {
         units[i].compiled.diagnostics.push(d);
         units[i].compiled.output = None;
     }
     Ok(units)
+}
+
+/// Drops the files given by name that are layers of other files given with them, as a folder's
+/// layers are: `lhc build profiles/*.toml` builds the cluster files and not the `company.toml`
+/// they extend. A layer given alone (or beside files that do not extend it) stays, and its
+/// missing `[cluster] name` says what to give instead.
+fn skip_given_layers(units: &mut Vec<Unit>) {
+    let extended: std::collections::HashSet<PathBuf> = units
+        .iter()
+        .filter_map(|u| u.layered.as_ref())
+        .flat_map(|l| l.files.iter().rev().skip(1).map(|f| f.canonical.clone()))
+        .collect();
+    if extended.is_empty() {
+        return;
+    }
+    units.retain(|u| {
+        is_cluster_file(&u.source.text)
+            || std::fs::canonicalize(&u.source.path).map_or(true, |c| !extended.contains(&c))
+    });
 }
 
 /// A cluster file read: its path, its text, and the error when it is not UTF-8.

@@ -153,6 +153,15 @@ fn committed_out_is_what_build_writes() {
     check.current_dir(repo()).args(["build", "--check", "profiles"]);
     let status = check.output().unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+    // As the shell expands `profiles/*.toml`: the company layer is given too, beside the
+    // cluster files that extend it, and is skipped as the folder's layers are.
+    let mut glob = std::process::Command::new(env!("CARGO_BIN_EXE_lhc"));
+    glob.current_dir(repo()).args(["build", "--check"]).args(shipped_profiles());
+    let status = glob.output().unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert_eq!(String::from_utf8_lossy(&status.stdout).lines().count(), 3);
+    // Alone, the layer is still no cluster file.
+    t.run_args(&["check", "profiles/company.toml"]).code(1);
 }
 
 #[test]
