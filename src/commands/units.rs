@@ -13,8 +13,10 @@ use crate::source::Source;
 pub struct Unit {
     pub source: Source,
     pub compiled: Compiled,
-    /// The file merged with the layers it extends; `None` when it extends none.
-    pub layered: Option<crate::layers::Layered>,
+    /// The layers the file extends (their canonical paths), in the order applied. Only these
+    /// are kept of the merged chain: a folder of a thousand clusters holds every unit until the
+    /// build's single commit, and the provenance is not asked for after compiling.
+    pub layers: Vec<PathBuf>,
     /// The output folder of the cluster's build (`-o DIR`, or [`default_output`]): its
     /// folder is `out/<cluster>`.
     pub out: PathBuf,
@@ -87,11 +89,8 @@ pub fn compile_all(
 /// they extend. A layer given alone (or beside files that do not extend it) stays, and its
 /// missing `[cluster] name` says what to give instead.
 fn skip_given_layers(units: &mut Vec<Unit>) {
-    let extended: std::collections::HashSet<PathBuf> = units
-        .iter()
-        .filter_map(|u| u.layered.as_ref())
-        .flat_map(|l| l.files.iter().rev().skip(1).map(|f| f.canonical.clone()))
-        .collect();
+    let extended: std::collections::HashSet<PathBuf> =
+        units.iter().flat_map(|u| u.layers.iter().cloned()).collect();
     if extended.is_empty() {
         return;
     }
@@ -253,7 +252,7 @@ fn compile_read(
     let folder = out.map_or_else(|| default_output(path), Path::to_path_buf);
     if let Some(d) = invalid {
         let compiled = Compiled { diagnostics: vec![d], cluster: None, output: None };
-        return Unit { source, compiled, layered: None, out: folder, unchanged: None };
+        return Unit { source, compiled, layers: vec![], out: folder, unchanged: None };
     }
     let stage = match mode {
         Mode::Check => crate::Stage::Check,
@@ -280,7 +279,11 @@ fn compile_read(
             crate::render_plan(&mut compiled);
         }
     }
-    Unit { source, compiled, layered, out: folder, unchanged }
+    let layers = layered.map_or_else(Vec::new, |l| {
+        let own = l.files.len().saturating_sub(1);
+        l.files[..own].iter().map(|f| f.canonical.clone()).collect()
+    });
+    Unit { source, compiled, layers, out: folder, unchanged }
 }
 
 /// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that
