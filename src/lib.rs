@@ -28,7 +28,8 @@
 //! the exit code), [`diagnostic`] (the one diagnostic model and its renderer), [`results`]
 //! (benchmark logs for `lhc report`), [`capacity`] (what a cluster can hold: the arithmetic of
 //! `lhc plan` and of the volume rules, fed by `check::capacity`), and the foundations
-//! [`grid`] (text tables that fit a terminal), [`knowledge`], [`names`], [`quantity`], [`yaml`].
+//! [`grid`] (text tables that fit a terminal), [`knowledge`], [`names`], [`parallel`] (work
+//! spread over the cores, results in order), [`quantity`], [`yaml`].
 //! The library never prints; `main.rs` prints what a command returns.
 
 pub mod capacity;
@@ -44,6 +45,7 @@ pub mod layers;
 pub mod lower;
 pub mod model;
 pub mod names;
+pub mod parallel;
 pub mod parse;
 pub mod profiles;
 pub mod quantity;
@@ -370,12 +372,24 @@ pub fn compile_layers(
     inputs: &Inputs,
     cache: &layers::Cache,
 ) -> (Compiled, Option<layers::Layered>) {
+    compile_chain(source, layers::chain(source, cache), stage, origin, inputs)
+}
+
+/// [`compile_layers`] of a chain already read ([`layers::chain`]).
+pub fn compile_chain(
+    source: &Source,
+    chain: Result<Option<layers::Chain>, Vec<Diagnostic>>,
+    stage: Stage,
+    origin: impl FnOnce(&[std::sync::Arc<layers::Layer>]) -> Origin,
+    inputs: &Inputs,
+) -> (Compiled, Option<layers::Layered>) {
     let run = |source: &Source, origin: Origin| match stage {
         Stage::Check => check_only_with(source, inputs),
         Stage::Plan => plan_only_with(source, origin, inputs),
         Stage::Compile => compile_with(source, origin, inputs),
     };
-    let layered = match layers::resolve(source, cache) {
+    let merged = chain.and_then(|c| c.map(|c| layers::Layered::new(source, c)).transpose());
+    let layered = match merged {
         Ok(Some(l)) => l,
         Ok(None) => return (run(source, origin(&[])), None),
         Err(diagnostics) => return (Compiled { diagnostics, cluster: None, output: None }, None),
@@ -390,6 +404,7 @@ pub fn compile_layers(
         o.plan.facts.layers = layers.collect();
         o.plan.facts.inputs =
             Some(inputs_sha256(&o.plan.origin, &layered.cluster().sha256, inputs));
+        o.plan.facts.diagnostics = Some(compiled.diagnostics.len());
     }
     (compiled, Some(layered))
 }
@@ -400,7 +415,7 @@ pub const BUILD_ID: &str = env!("LHC_BUILD_ID");
 /// The sha256 of everything a layered build is made from ([`lower::Facts::inputs`]): this lhc's
 /// build, where the cluster builds and how its headers name it, the sha256 of the cluster file
 /// and of each layer, and the values of Flux's variables.
-fn inputs_sha256(origin: &Origin, cluster_sha256: &str, inputs: &Inputs) -> String {
+pub fn inputs_sha256(origin: &Origin, cluster_sha256: &str, inputs: &Inputs) -> String {
     let mut parts = vec![
         format!("lhc {} {BUILD_ID}", env!("CARGO_PKG_VERSION")),
         format!("input {} {cluster_sha256}", origin.input),

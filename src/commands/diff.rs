@@ -33,24 +33,38 @@ pub(crate) fn compare(
         outcome.code = super::FAILED;
         return Err(outcome);
     }
-    let invalid = units.iter().filter(|u| u.compiled.output.is_none()).count();
-    let outputs: Vec<(&super::units::Unit, &crate::Output)> =
-        units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (u, o))).collect();
-    let diffs = super::units::parallel(&outputs, |(unit, o)| match &unit.unchanged {
+    let compared: Vec<Compared<'_>> = units
+        .iter()
+        .filter_map(|u| match (&u.unchanged, &u.compiled.output) {
+            (Some(current), _) => Some(Compared::Current(current)),
+            (None, Some(output)) => Some(Compared::Output(u, output)),
+            (None, None) => None,
+        })
+        .collect();
+    let invalid = units.len() - compared.len();
+    let diffs = super::units::parallel(&compared, |c| match c {
         // The same inputs as the build on disk, which is as lhc wrote it: nothing to compare.
-        Some(changes) => ClusterDiff {
-            changes: changes.clone(),
+        Compared::Current(current) => ClusterDiff {
+            changes: current.changes.clone(),
             warnings: vec![],
             layers_changed: vec![],
-            command: o.plan.origin.command.clone(),
+            command: current.command.clone(),
         },
-        None => {
+        Compared::Output(unit, o) => {
             let changes =
                 crate::emit::prepare(&unit.out, &o.plan.cluster, &o.tree, &o.plan.facts, false);
             crate::diff::diff(&o.plan, &o.tree, changes, options)
         }
     });
     Ok((outcome, diffs, invalid))
+}
+
+/// How a valid cluster is compared with its build on disk.
+enum Compared<'a> {
+    /// Built from the same inputs, and as lhc wrote it ([`super::units::Unit::unchanged`]).
+    Current(&'a super::units::Current),
+    /// Its output, to compare file by file.
+    Output(&'a super::units::Unit, &'a crate::Output),
 }
 
 /// Adds the diff report to stdout.

@@ -21,9 +21,20 @@ pub struct Unit {
     /// folder is `out/<cluster>`.
     pub out: PathBuf,
     /// With [`Mode::Compare`], when the build on disk was made from the same inputs and its
-    /// files are as written ([`crate::emit::unchanged`]): what comparing would find, nothing.
-    /// The output then holds the plan but no tree: it was not rendered.
-    pub unchanged: Option<crate::emit::Changes>,
+    /// files are as written: what comparing would find, nothing. The cluster was then not
+    /// rendered ([`crate::emit::unchanged`]: the output holds the plan but no tree), or, when
+    /// that build reported no diagnostic, not even checked ([`crate::emit::current`]: there is
+    /// no output at all).
+    pub unchanged: Option<Current>,
+}
+
+/// A cluster whose build on disk is current ([`Unit::unchanged`]).
+#[derive(Debug)]
+pub struct Current {
+    /// What comparing the build with the folder would find: nothing.
+    pub changes: crate::emit::Changes,
+    /// The command that rebuilds the cluster's folder, as its files' headers give it.
+    pub command: String,
 }
 
 /// Compiles every file for writing into `out` (or each file's default output folder), for
@@ -153,37 +164,10 @@ pub fn any_folder(paths: &[PathBuf]) -> bool {
     paths.iter().any(|p| p.is_dir())
 }
 
-/// `f` of every item, on as many threads as the machine has cores (at most one per item); the
-/// results in the order of the items, whatever the number of threads.
+/// `f` of every item, spread over the machine's cores ([`crate::parallel::map`]); the results
+/// in the order of the items.
 pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let threads = threads.min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = vec![];
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        // A worker panics only on a bug; its panic is the command's.
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    crate::parallel::map(items, f)
 }
 
 /// The `.toml` files under a folder, at any depth (so both `clusters/prod.toml` and
@@ -259,31 +243,61 @@ fn compile_read(
         Mode::Plan | Mode::Compare => crate::Stage::Plan,
         Mode::Compile => crate::Stage::Compile,
     };
+    let naming = Naming::of(&folder);
     let make_origin = |layers: &[std::sync::Arc<crate::layers::Layer>]| {
-        let mut o = origin(path, &folder);
+        let mut o = naming.origin(path);
         o.layers = layers
             .iter()
             .map(|l| crate::lower::LayerName {
-                path: origin(&l.source.path, &folder).input,
+                path: naming.input(&l.source.path),
                 sha256: l.sha256.clone(),
             })
             .collect();
         o
     };
-    let (mut compiled, layered) = crate::compile_layers(&source, stage, make_origin, inputs, cache);
+    let chain = crate::layers::chain(&source, cache);
+    let layers = match &chain {
+        Ok(Some(chain)) => chain[..chain.len() - 1].iter().map(|f| f.canonical.clone()).collect(),
+        _ => vec![],
+    };
+    if mode == Mode::Compare
+        && let Ok(Some(chain)) = &chain
+        && let Some((cluster, current)) = current(chain, &folder, make_origin, inputs)
+    {
+        let compiled = Compiled { diagnostics: vec![], cluster: Some(cluster), output: None };
+        return Unit { source, compiled, layers, out: folder, unchanged: Some(current) };
+    }
+    let (mut compiled, _) = crate::compile_chain(&source, chain, stage, make_origin, inputs);
     let mut unchanged = None;
     if mode == Mode::Compare {
-        let plan = compiled.output.as_ref().map(|o| &o.plan);
-        unchanged = plan.and_then(|p| crate::emit::unchanged(&folder, &p.cluster, &p.facts));
+        let output = compiled.output.as_ref();
+        unchanged = output.and_then(|o| {
+            let changes = crate::emit::unchanged(&folder, &o.plan.cluster, &o.plan.facts)?;
+            Some(Current { changes, command: o.plan.origin.command.clone() })
+        });
         if unchanged.is_none() {
             crate::render_plan(&mut compiled);
         }
     }
-    let layers = layered.map_or_else(Vec::new, |l| {
-        let own = l.files.len().saturating_sub(1);
-        l.files[..own].iter().map(|f| f.canonical.clone()).collect()
-    });
     Unit { source, compiled, layers, out: folder, unchanged }
+}
+
+/// A layered cluster whose build on disk is current, known from its chain alone: the cluster
+/// file names the folder, the chain and the naming give the inputs' sha256, and the manifest
+/// there recorded the same and no diagnostic ([`crate::emit::current`]). The cluster's name
+/// and where the file writes it, and what comparing would find.
+fn current(
+    chain: &crate::layers::Chain,
+    folder: &Path,
+    origin: impl FnOnce(&[std::sync::Arc<crate::layers::Layer>]) -> Origin,
+    inputs: &crate::Inputs,
+) -> Option<((String, crate::source::Span), Current)> {
+    let (file, layers) = chain.split_last()?;
+    let (name, span) = file.cluster_name()?;
+    let origin = origin(layers);
+    let sha256 = crate::inputs_sha256(&origin, &file.sha256, inputs);
+    let changes = crate::emit::current(folder, name, &sha256)?;
+    Some(((name.to_string(), span), Current { changes, command: origin.command }))
 }
 
 /// Where a cluster file builds when no `-o` is given: `out` at the root of the repository that
@@ -362,21 +376,56 @@ fn collisions(units: &[Unit]) -> Vec<(usize, Diagnostic)> {
 /// that holds the output folder (or, outside a repository, to the folder that holds it), so the
 /// bytes do not depend on where lhc runs from, and the command in each header works from there.
 pub fn origin(input: &Path, out: &Path) -> Origin {
-    let out_abs = absolute(out);
-    let root = repository_root(&out_abs);
-    let in_repository = root.is_some();
-    let base = root
-        .or_else(|| out_abs.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| absolute(Path::new(".")));
-    let slashes = |p: &Path| p.to_string_lossy().replace('\\', "/");
-    let input_text = slashes(&relative(&absolute(input), &base));
-    let out_path = slashes(&relative(&out_abs, &base));
-    let out_path = if out_path.is_empty() { ".".to_string() } else { out_path };
-    let mut command = format!("lhc build {}", shell_word(&input_text));
-    if out_path != "out" {
-        command.push_str(&format!(" -o {}", shell_word(&out_path)));
+    Naming::of(out).origin(input)
+}
+
+/// [`origin`] for the inputs of one output folder: where its names start, found once.
+#[derive(Debug)]
+pub struct Naming {
+    /// The folder names are relative to.
+    base: PathBuf,
+    /// The output folder's path from `base`.
+    out_path: String,
+    in_repository: bool,
+}
+
+impl Naming {
+    pub fn of(out: &Path) -> Naming {
+        let out_abs = absolute(out);
+        let root = repository_root(&out_abs);
+        let in_repository = root.is_some();
+        let base = root
+            .or_else(|| out_abs.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| absolute(Path::new(".")));
+        let out_path = slashes(&relative(&out_abs, &base));
+        let out_path = if out_path.is_empty() { ".".to_string() } else { out_path };
+        Naming { base, out_path, in_repository }
     }
-    Origin { input: input_text, command, out_path, in_repository, layers: vec![] }
+
+    /// How headers name an input file.
+    pub fn input(&self, input: &Path) -> String {
+        slashes(&relative(&absolute(input), &self.base))
+    }
+
+    /// The origin of an input file built into this folder (no layers named yet).
+    pub fn origin(&self, input: &Path) -> Origin {
+        let input_text = self.input(input);
+        let mut command = format!("lhc build {}", shell_word(&input_text));
+        if self.out_path != "out" {
+            command.push_str(&format!(" -o {}", shell_word(&self.out_path)));
+        }
+        Origin {
+            input: input_text,
+            command,
+            out_path: self.out_path.clone(),
+            in_repository: self.in_repository,
+            layers: vec![],
+        }
+    }
+}
+
+fn slashes(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
 }
 
 fn shell_word(s: &str) -> String {

@@ -216,9 +216,25 @@ pub fn prepare(out: &Path, cluster: &str, tree: &Tree, facts: &Facts, force: boo
 /// the tree the manifest recorded; files on disk that match it leave nothing to change.
 pub fn unchanged(out: &Path, cluster: &str, facts: &Facts) -> Option<Changes> {
     facts.inputs.as_ref()?;
+    as_recorded(out, cluster, |recorded| recorded == facts)
+}
+
+/// [`unchanged`] known before the cluster is even checked: the manifest recorded the build's
+/// `inputs` (the sha256 of [`Facts::inputs`]) and no diagnostic ([`Facts::diagnostics`]), and
+/// every file it lists still has its recorded sha256. A check would find what that build found,
+/// nothing to report; the plan would be the one recorded.
+pub fn current(out: &Path, cluster: &str, inputs: &str) -> Option<Changes> {
+    as_recorded(out, cluster, |recorded| {
+        recorded.inputs.as_deref() == Some(inputs) && recorded.diagnostics == Some(0)
+    })
+}
+
+/// The changes of a cluster folder whose manifest's facts pass `accept` and whose every listed
+/// file is as recorded: none.
+fn as_recorded(out: &Path, cluster: &str, accept: impl Fn(&Facts) -> bool) -> Option<Changes> {
     let dir = out.join(cluster);
     let previous = read_manifest(&dir.join(MANIFEST));
-    if previous.facts.as_ref() != Some(facts) {
+    if !previous.facts.as_ref().is_some_and(accept) {
         return None;
     }
     for (rel, recorded) in &previous.files {
@@ -287,29 +303,32 @@ pub fn commit(all: &[Changes]) -> Result<(), Failure> {
     if !conflicts.is_empty() {
         return Err(Failure::Conflicts(conflicts));
     }
-    for change in all.iter().flat_map(|c| &c.changes) {
-        if let (Some(text), true) = (&change.new, change.path.ends_with(".yaml")) {
-            crate::yaml::check_stream(text)
-                .map_err(|reason| Failure::InvalidYaml { path: change.path.clone(), reason })?;
-        }
+    // Each cluster's files on a thread of their own; the first invalid file in order is reported.
+    let invalid = crate::parallel::map(all, |c| {
+        c.changes.iter().find_map(|change| match (&change.new, change.path.ends_with(".yaml")) {
+            (Some(text), true) => crate::yaml::check_stream(text)
+                .err()
+                .map(|reason| Failure::InvalidYaml { path: change.path.clone(), reason }),
+            _ => None,
+        })
+    });
+    if let Some(failure) = invalid.into_iter().flatten().next() {
+        return Err(failure);
     }
     apply(all).map_err(Failure::Io)
 }
 
 /// Applies prepared changes, each to its output folder, all or nothing.
 pub fn apply(all: &[Changes]) -> Result<(), EmitError> {
-    apply_with(all, &mut |_| Ok(()))
+    apply_with(all, &|_| Ok(()))
 }
 
 /// [`apply`], with a hook run before each step that changes a file in place; an error from the
 /// hook fails the step (the tests inject failures through it).
-fn apply_with(
-    all: &[Changes],
-    hook: &mut dyn FnMut(&Path) -> io::Result<()>,
-) -> Result<(), EmitError> {
+fn apply_with(all: &[Changes], hook: &Hook<'_>) -> Result<(), EmitError> {
     let mut done: Vec<Done> = vec![];
-    let mut trash = Trash::default();
-    let result = apply_steps(all, &mut trash, &mut done, hook);
+    let trash = Trash::default();
+    let result = apply_steps(all, &trash, &mut done, hook);
     if result.is_err() {
         for step in done.into_iter().rev() {
             match step {
@@ -328,18 +347,23 @@ fn apply_with(
             }
         }
     }
-    for dir in trash.dirs.keys() {
+    let dirs = trash.dirs.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for dir in dirs.keys() {
         let _ = fs::remove_dir_all(trash_dir(dir));
     }
     result
 }
 
+/// What [`apply_with`] runs before each step that changes a file in place.
+type Hook<'a> = dyn Fn(&Path) -> io::Result<()> + Sync + 'a;
+
 /// Where replaced and removed files wait until the end: one folder in each output folder (a
-/// rename never crosses filesystems), made when first needed.
+/// rename never crosses filesystems), made when first needed; shared by the threads that place
+/// the clusters' files.
 #[derive(Default)]
 struct Trash {
     /// Output folder → files put in its trash so far.
-    dirs: std::collections::BTreeMap<PathBuf, usize>,
+    dirs: std::sync::Mutex<std::collections::BTreeMap<PathBuf, usize>>,
 }
 
 fn trash_dir(out: &Path) -> PathBuf {
@@ -348,13 +372,14 @@ fn trash_dir(out: &Path) -> PathBuf {
 
 impl Trash {
     /// A fresh path in the trash of `out`.
-    fn path(&mut self, out: &Path, done: &mut Vec<Done>) -> Result<PathBuf, EmitError> {
+    fn path(&self, out: &Path, done: &mut Vec<Done>) -> Result<PathBuf, EmitError> {
+        let mut dirs = self.dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = trash_dir(out);
-        let n = match self.dirs.get_mut(out) {
+        let n = match dirs.get_mut(out) {
             Some(n) => n,
             None => {
                 create_dirs(&dir, done)?;
-                self.dirs.entry(out.to_path_buf()).or_default()
+                dirs.entry(out.to_path_buf()).or_default()
             }
         };
         *n += 1;
@@ -388,64 +413,98 @@ fn keep(target: &Path, backup: &Path) -> io::Result<()> {
     fs::hard_link(target, backup).or_else(|_| fs::copy(target, backup).map(|_| ()))
 }
 
-fn apply_steps(
-    all: &[Changes],
-    trash: &mut Trash,
-    done: &mut Vec<Done>,
-    hook: &mut dyn FnMut(&Path) -> io::Result<()>,
-) -> Result<(), EmitError> {
-    // 1. Every new file goes to a temporary file next to its target.
-    let mut staged: Vec<(&Path, PathBuf, tempfile::TempPath)> = vec![];
-    let mut dirs_ready: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    for changes in all {
-        let out = changes.out.as_path();
-        let mut writes: Vec<(String, &str)> = changes
-            .changes
-            .iter()
-            .filter_map(|c| c.new.as_deref().map(|n| (c.path.clone(), n)))
-            .collect();
-        if let Some((text, true)) = &changes.manifest {
-            writes.push((format!("{}/{MANIFEST}", changes.cluster), text.as_str()));
+/// Each target with the temporary file that holds its new text.
+type Staged = Vec<(PathBuf, tempfile::TempPath)>;
+
+/// Writes every new file of one cluster to a temporary file next to its target, making the
+/// folders it needs: the folders made (to undo, whatever the result), and each target with its
+/// temporary file.
+fn stage(changes: &Changes) -> (Vec<Done>, Result<Staged, EmitError>) {
+    let mut created = vec![];
+    let mut staged = vec![];
+    let out = changes.out.as_path();
+    let mut writes: Vec<(String, &str)> = changes
+        .changes
+        .iter()
+        .filter_map(|c| c.new.as_deref().map(|n| (c.path.clone(), n)))
+        .collect();
+    if let Some((text, true)) = &changes.manifest {
+        writes.push((format!("{}/{MANIFEST}", changes.cluster), text.as_str()));
+    }
+    let mut dirs_ready: Vec<PathBuf> = vec![];
+    for (rel, text) in writes {
+        let target = out.join(&rel);
+        let dir = target.parent().unwrap_or(out).to_path_buf();
+        if !dirs_ready.contains(&dir) {
+            if let Err(e) = create_dirs(&dir, &mut created) {
+                return (created, Err(e));
+            }
+            dirs_ready.push(dir.clone());
         }
-        for (rel, text) in writes {
-            let target = out.join(&rel);
-            let dir = target.parent().unwrap_or(out).to_path_buf();
-            if !dirs_ready.contains(&dir) {
-                create_dirs(&dir, done)?;
-                dirs_ready.insert(dir.clone());
-            }
-            let mut builder = tempfile::Builder::new();
-            builder.prefix(".lhc-tmp-");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let mode = if rel.ends_with(".sh") { 0o755 } else { 0o644 };
-                builder.permissions(fs::Permissions::from_mode(mode));
-            }
-            let mut tmp =
-                builder.tempfile_in(&dir).map_err(err("create a temporary file in", &dir))?;
-            // No fsync: the tree is regenerated from the cluster file at will, and a rename over
-            // the old file is already atomic for readers.
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".lhc-tmp-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = if rel.ends_with(".sh") { 0o755 } else { 0o644 };
+            builder.permissions(fs::Permissions::from_mode(mode));
+        }
+        let tmp = builder.tempfile_in(&dir).map_err(err("create a temporary file in", &dir));
+        // No fsync: the tree is regenerated from the cluster file at will, and a rename over the
+        // old file is already atomic for readers.
+        let written = tmp.and_then(|mut tmp| {
             tmp.write_all(text.as_bytes()).map_err(err("write", &target))?;
-            staged.push((out, target, tmp.into_temp_path()));
+            Ok(tmp.into_temp_path())
+        });
+        match written {
+            Ok(tmp) => staged.push((target, tmp)),
+            Err(e) => return (created, Err(e)),
         }
     }
-    // 2. New files replace old ones, each in one rename; the old ones are kept until the end.
-    for (out, target, tmp) in staged {
-        let backup = if target.is_file() {
-            let b = trash.path(out, done)?;
-            keep(&target, &b).map_err(err("back up", &target))?;
-            Some(b)
-        } else {
-            None
-        };
-        hook(&target).map_err(err("replace", &target))?;
-        tmp.persist(&target).map_err(|e| EmitError {
-            action: "replace",
-            path: target.clone(),
-            source: e.error,
-        })?;
-        done.push(Done::Placed { target, backup });
+    (created, Ok(staged))
+}
+
+fn apply_steps(
+    all: &[Changes],
+    trash: &Trash,
+    done: &mut Vec<Done>,
+    hook: &Hook<'_>,
+) -> Result<(), EmitError> {
+    // 1. Every new file goes to a temporary file next to its target: the output folders first,
+    // then each cluster's files on a thread of their own (its folder is its own).
+    let mut outs: Vec<&Path> = all.iter().map(|c| c.out.as_path()).collect();
+    outs.dedup();
+    for out in outs {
+        create_dirs(out, done)?;
+    }
+    let mut staged: Vec<(&Path, Staged)> = vec![];
+    let mut failed = None;
+    for (changes, (created, result)) in all.iter().zip(crate::parallel::map(all, stage)) {
+        done.extend(created);
+        match result {
+            Ok(files) => staged.push((changes.out.as_path(), files)),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = failed {
+        // The temporary files go with `staged`; the folders made are undone by the caller.
+        return Err(e);
+    }
+    // 2. New files replace old ones, each in one rename, each cluster's on a thread of its own;
+    // the old ones are kept until the end.
+    let placed = crate::parallel::map_into(staged, |(out, files)| {
+        let mut done = vec![];
+        let result = place(out, files, trash, &mut done, hook);
+        (done, result)
+    });
+    for (placed, result) in placed {
+        done.extend(placed);
+        failed = failed.or(result.err());
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     // 3. Files lhc no longer writes go to the trash.
     for changes in all {
@@ -463,8 +522,37 @@ fn apply_steps(
     Ok(())
 }
 
+/// Puts one cluster's staged files in place, keeping in the trash of `out` each file replaced.
+fn place(
+    out: &Path,
+    files: Staged,
+    trash: &Trash,
+    done: &mut Vec<Done>,
+    hook: &Hook<'_>,
+) -> Result<(), EmitError> {
+    for (target, tmp) in files {
+        let backup = if target.is_file() {
+            let b = trash.path(out, done)?;
+            keep(&target, &b).map_err(err("back up", &target))?;
+            Some(b)
+        } else {
+            None
+        };
+        hook(&target).map_err(err("replace", &target))?;
+        tmp.persist(&target).map_err(|e| EmitError {
+            action: "replace",
+            path: target.clone(),
+            source: e.error,
+        })?;
+        done.push(Done::Placed { target, backup });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
 
     fn tree(files: &[(&str, &str)]) -> Tree {
@@ -539,27 +627,80 @@ mod tests {
         let steps = {
             let out = tempfile::tempdir().unwrap();
             apply(&[prepare(out.path(), "c", &t1, false)]).unwrap();
-            let mut n = 0;
-            apply_with(&[prepare(out.path(), "c", &t2, false)], &mut |_| {
-                n += 1;
+            let n = AtomicUsize::new(0);
+            apply_with(&[prepare(out.path(), "c", &t2, false)], &|_| {
+                n.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             })
             .unwrap();
-            n
+            n.into_inner()
         };
         assert_eq!(steps, 5, "a, b, manifest, sub/new placed; old removed");
         for fail_at in 1..=steps {
             let out = tempfile::tempdir().unwrap();
             apply(&[prepare(out.path(), "c", &t1, false)]).unwrap();
             let before = snapshot(out.path());
-            let mut n = 0;
-            let result = apply_with(&[prepare(out.path(), "c", &t2, false)], &mut |_| {
-                n += 1;
-                if n == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
+            let n = AtomicUsize::new(0);
+            let result = apply_with(&[prepare(out.path(), "c", &t2, false)], &|_| {
+                let step = n.fetch_add(1, Ordering::Relaxed) + 1;
+                if step == fail_at { Err(io::Error::other("injected")) } else { Ok(()) }
             });
             assert!(result.is_err());
             assert_eq!(snapshot(out.path()), before, "failing at step {fail_at}");
         }
+    }
+
+    #[test]
+    fn a_cluster_that_cannot_be_staged_leaves_every_folder_as_it_was() {
+        // Clusters are staged on several threads; one fails (a file stands where its folder
+        // would be) while others have made folders and temporary files.
+        let out = tempfile::tempdir().unwrap();
+        let first = tree(&[("c0/a.yaml", "a\n")]);
+        apply(&[prepare(out.path(), "c0", &first, false)]).unwrap();
+        fs::write(out.path().join("c3"), "in the way\n").unwrap();
+        let before = snapshot(out.path());
+        let all: Vec<Changes> = (0..8)
+            .map(|i| {
+                let c = format!("c{i}");
+                let t =
+                    tree(&[(&format!("{c}/a.yaml"), "b\n"), (&format!("{c}/sub/x.yaml"), "x\n")]);
+                prepare(out.path(), &c, &t, false)
+            })
+            .collect();
+        let e = apply(&all).unwrap_err();
+        assert_eq!(e.path, out.path().join("c3"));
+        assert_eq!(snapshot(out.path()), before);
+    }
+
+    #[test]
+    fn a_cluster_that_cannot_be_placed_leaves_every_folder_as_it_was() {
+        // Eight clusters built, then rebuilt with one file of one cluster failing to be put in
+        // place while the other threads replace theirs (keeping the old ones in the trash).
+        let out = tempfile::tempdir().unwrap();
+        let trees = |text: &str| -> Vec<Changes> {
+            (0..8)
+                .map(|i| {
+                    let c = format!("c{i}");
+                    let t = tree(&[
+                        (&format!("{c}/a.yaml"), text),
+                        (&format!("{c}/sub/{text}.yaml"), text),
+                    ]);
+                    prepare(out.path(), &c, &t, false)
+                })
+                .collect()
+        };
+        apply(&trees("one")).unwrap();
+        let before = snapshot(out.path());
+        let failing = out.path().join("c5/a.yaml");
+        let e = apply_with(&trees("two"), &|target| {
+            if target == failing { Err(io::Error::other("injected")) } else { Ok(()) }
+        })
+        .unwrap_err();
+        assert_eq!((e.action, e.path), ("replace", failing));
+        assert_eq!(snapshot(out.path()), before);
+        apply(&trees("two")).unwrap();
+        assert_eq!(fs::read_to_string(out.path().join("c5/sub/two.yaml")).unwrap(), "two");
+        assert!(!out.path().join("c5/sub/one.yaml").exists());
     }
 
     #[test]

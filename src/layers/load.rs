@@ -28,6 +28,16 @@ pub struct Layer {
     pub(crate) extends: Vec<(String, Span)>,
 }
 
+impl Layer {
+    /// The cluster's name as this file writes it (`[cluster] name`, a DNS label), with the span
+    /// of the value; `None` when it writes none, or not one a build could have used as it is.
+    pub fn cluster_name(&self) -> Option<(&str, Span)> {
+        let value = self.document.get("cluster")?.as_table_like()?.get("name")?;
+        let name = value.as_str().filter(|n| crate::names::is_dns_label(n))?;
+        Some((name, value.span()?))
+    }
+}
+
 type Slot = Arc<OnceLock<Result<Arc<Layer>, Failure>>>;
 
 /// The layers read in one run, by canonical path: a caller building many cluster files shares
@@ -77,23 +87,25 @@ fn read_layer(canonical: &Path, shown: &Path) -> Result<Arc<Layer>, Failure> {
     let text =
         String::from_utf8(bytes).map_err(|_| Failure::Unreadable("it is not UTF-8".into()))?;
     let source = Arc::new(Source::new(shown, text));
-    let layer = parse(source, sha256, canonical.to_path_buf(), false)?;
-    Ok(Arc::new(layer))
-}
-
-/// Parses one file of a chain; `cluster`: it is the cluster file (which must name the cluster,
-/// a layer must not).
-fn parse(
-    source: Arc<Source>,
-    sha256: String,
-    canonical: PathBuf,
-    cluster: bool,
-) -> Result<Layer, Failure> {
     let in_file = |d: Diagnostic| Diagnostic { file: Some(source.clone()), ..d };
     let document = match crate::parse::parse(&source) {
         Ok(p) => p.document,
         Err(ds) => return Err(Failure::Invalid(ds.into_iter().map(in_file).collect())),
     };
+    let layer = parse(source, document, sha256, canonical.to_path_buf(), false)?;
+    Ok(Arc::new(layer))
+}
+
+/// One file of a chain, its `document` parsed; `cluster`: it is the cluster file (which must
+/// name the cluster, a layer must not).
+fn parse(
+    source: Arc<Source>,
+    document: Document<String>,
+    sha256: String,
+    canonical: PathBuf,
+    cluster: bool,
+) -> Result<Layer, Failure> {
+    let in_file = |d: Diagnostic| Diagnostic { file: Some(source.clone()), ..d };
     let mut errors = vec![];
     if !cluster
         && let Some(t) = document.get("cluster").and_then(Item::as_table_like)
@@ -176,17 +188,17 @@ pub(crate) fn chain(
     if !always && !may_extend(&cluster.text) {
         return Ok(None);
     }
-    if !always {
-        let Ok(parsed) = crate::parse::parse(cluster) else { return Ok(None) };
-        if parsed.document.get("extends").is_none() {
-            return Ok(None);
-        }
-    }
+    let document = match crate::parse::parse(cluster) {
+        Ok(parsed) if always || parsed.document.get("extends").is_some() => parsed.document,
+        // Not TOML: the pipeline reports that itself, unless the chain is wanted anyway.
+        Err(ds) if always => return Err(ds),
+        _ => return Ok(None),
+    };
     let source = Arc::new(cluster.clone());
     let sha256 = sha256_hex(cluster.text.as_bytes());
     let canonical =
         std::fs::canonicalize(&cluster.path).unwrap_or_else(|_| absolute(&cluster.path));
-    let root = match parse(source, sha256, canonical, true) {
+    let root = match parse(source, document, sha256, canonical, true) {
         Ok(l) => Arc::new(l),
         Err(Failure::Invalid(ds)) => {
             // The cluster file's own diagnostics are shown with it.

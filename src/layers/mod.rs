@@ -57,8 +57,18 @@ pub struct Layered {
 /// and line they concern (missing or unreadable layer, cycle, a layer setting `[cluster] name`,
 /// `remove = true` with nothing to remove, a path leaving the repository, invalid TOML).
 pub fn resolve(cluster: &Source, cache: &Cache) -> Result<Option<Layered>, Vec<Diagnostic>> {
-    let Some(chain) = load::chain(cluster, cache, false)? else { return Ok(None) };
+    let Some(chain) = chain(cluster, cache)? else { return Ok(None) };
     merged(cluster, chain).map(Some)
+}
+
+/// Every file of a cluster file's chain, read and parsed: the layers in the order applied, then
+/// the cluster file.
+pub type Chain = Vec<Arc<Layer>>;
+
+/// The first half of [`resolve`]: the chain read (each layer through `cache`), not merged.
+/// `Ok(None)` when the file extends nothing; [`Layered::new`] merges it.
+pub fn chain(cluster: &Source, cache: &Cache) -> Result<Option<Chain>, Vec<Diagnostic>> {
+    load::chain(cluster, cache, false)
 }
 
 /// [`resolve`], with a file that extends nothing as a chain of its own (for `lhc explain`).
@@ -75,6 +85,11 @@ fn merged(cluster: &Source, chain: Vec<Arc<Layer>>) -> Result<Layered, Vec<Diagn
 }
 
 impl Layered {
+    /// The second half of [`resolve`]: a chain ([`chain`]) of `cluster` merged.
+    pub fn new(cluster: &Source, chain: Chain) -> Result<Layered, Vec<Diagnostic>> {
+        merged(cluster, chain)
+    }
+
     /// The layers, in the order applied (the cluster file, last of [`Layered::files`], is not
     /// one of them).
     pub fn layers(&self) -> &[Arc<Layer>] {

@@ -51,6 +51,11 @@ pub struct Facts {
     /// the manifest, knows the output is current without rendering it again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<String>,
+    /// With [`Facts::inputs`]: how many diagnostics (warnings and notes) the build reported. The
+    /// same inputs give the same diagnostics, so with none to show again, a `build --check` or
+    /// `diff` whose inputs hash the same need not check the cluster at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -212,6 +217,7 @@ pub(super) fn of(
             .map(|(r, l)| backup_store(r, l.value("defaultBackupStore").as_ref())),
         layers: BTreeMap::new(),
         inputs: None,
+        diagnostics: None,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::common::repo;
 /// The order. The model's types define the language, so the schema (generated from them) comes
 /// after the model.
 const ORDER: &[&str] = &[
+    "parallel",
     "names",
     "quantity",
     "source",
@@ -55,6 +56,8 @@ const ROOT_ITEMS: &[&str] = &[
     "Checked",
     "Stage",
     "compile_layers",
+    "compile_chain",
+    "inputs_sha256",
 ];
 
 /// Every `crate::<module>` a top-level module mentions, by module.

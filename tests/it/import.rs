@@ -489,11 +489,12 @@ fn build_facts(out: &Path) -> (BTreeMap<String, Vec<Json>>, Json) {
         }
     }
     let mut manifest: Json = serde_json::from_str(&read(out.join(".lhc-manifest.json"))).unwrap();
-    // Where the build came from (the layers it merged, the hash of its inputs), not what it is:
-    // an import is one self-contained file.
+    // Where the build came from (the layers it merged, the hash of its inputs, how many
+    // diagnostics it had), not what it is: an import is one self-contained file.
     if let Some(facts) = manifest["facts"].as_object_mut() {
         facts.remove("layers");
         facts.remove("inputs");
+        facts.remove("diagnostics");
     }
     (files, manifest["facts"].clone())
 }

@@ -526,9 +526,19 @@ fn a_base_two_layers_share_is_applied_once_before_both() {
     );
 }
 
-/// Whether comparing `clusters/edge-1.toml` with its build in `out` would render it again: the
-/// library's own answer ([`lhc::commands::units::Unit::unchanged`]).
-fn rendered_again(t: &Test) -> bool {
+/// How `build --check` and `diff` compare edge-1 with the build in `out`, as the library
+/// decides it ([`lhc::commands::units::Unit::unchanged`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Compared {
+    /// Not even checked: the same inputs as a build that reported no diagnostic.
+    Current,
+    /// Checked and planned, not rendered: the same inputs as a build with diagnostics.
+    Planned,
+    /// Rendered and compared file by file.
+    Rendered,
+}
+
+fn compared(t: &Test) -> Compared {
     let path = t.path().join("clusters/edge-1.toml");
     let mode = lhc::commands::units::Mode::Compare;
     let inputs = lhc::Inputs::default();
@@ -536,61 +546,127 @@ fn rendered_again(t: &Test) -> bool {
         lhc::commands::units::compile_all(&[path], Some(&t.path().join("out")), mode, &inputs)
             .unwrap();
     let unit = &units[0];
-    let output = unit.compiled.output.as_ref().unwrap();
-    // An unchanged build is not rendered; any other is.
-    assert_eq!(unit.unchanged.is_none(), !output.tree.is_empty());
-    unit.unchanged.is_none()
+    match (&unit.unchanged, &unit.compiled.output) {
+        (Some(_), None) => Compared::Current,
+        (Some(_), Some(o)) if o.tree.is_empty() => Compared::Planned,
+        (None, Some(o)) if !o.tree.is_empty() => Compared::Rendered,
+        other => panic!("a unit neither current, planned nor rendered: {other:?}"),
+    }
 }
 
 /// `build --check` and `diff` of a layered cluster whose inputs are those of the build on disk
-/// skip rendering, and say what the full comparison says; anything that could change the
-/// output, or an output file edited since, takes the full comparison.
+/// skip checking it (or, when that build had warnings, rendering it), and say what the full
+/// comparison says; anything that could change the output, or an output file edited since,
+/// takes the full comparison.
 #[test]
 fn an_unchanged_layered_build_is_known_without_rendering_it() {
     let t = fleet().file(".git/HEAD", "");
     let check = ["build", "--check", "clusters/edge-1.toml", "-o", "out"];
     let diff = ["diff", "clusters/edge-1.toml", "-o", "out", "--color", "never"];
+    let json = ["diff", "clusters/edge-1.toml", "-o", "out", "--message-format", "json"];
     t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
     let manifest_path = t.path().join("out/edge-1/.lhc-manifest.json");
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
     assert_eq!(manifest["facts"]["inputs"].as_str().map(str::len), Some(64), "{manifest}");
-    assert!(!rendered_again(&t));
-    let quick = (t.run_args(&check), t.run_args(&diff));
+    assert_eq!(manifest["facts"]["diagnostics"], 0, "{manifest}");
+    assert_eq!(compared(&t), Compared::Current);
+    // Where the file names the cluster (collisions are reported there) is found as a check finds it.
+    let cluster = |mode| {
+        let path = t.path().join("clusters/edge-1.toml");
+        let out = t.path().join("out");
+        let inputs = lhc::Inputs::default();
+        let units = lhc::commands::units::compile_all(&[path], Some(&out), mode, &inputs).unwrap();
+        units[0].compiled.cluster.clone().unwrap()
+    };
+    let named = cluster(lhc::commands::units::Mode::Compare);
+    assert_eq!(named, cluster(lhc::commands::units::Mode::Plan));
+    assert_eq!(&EDGE[named.1], "\"edge-1\"");
+    let quick = (t.run_args(&check), t.run_args(&diff), t.run_args(&json));
     quick.0.code(0);
     quick.1.code(0);
+    quick.2.code(0);
     assert!(quick.0.stdout.contains("out/edge-1: up to date"), "{}", quick.0.stdout);
 
-    // A manifest without the record (as an older lhc wrote it) takes the full comparison, which
-    // says the same.
+    // Without the count of diagnostics the cluster is checked and planned, not rendered;
+    // without the inputs (as an older lhc wrote the manifest), fully compared. Each says the
+    // same.
     let mut older = manifest.clone();
+    older["facts"].as_object_mut().unwrap().remove("diagnostics");
+    std::fs::write(&manifest_path, serde_json::to_string_pretty(&older).unwrap()).unwrap();
+    // The facts then differ from the plan's: the full comparison.
+    assert_eq!(compared(&t), Compared::Rendered);
+    let full = (t.run_args(&check), t.run_args(&diff), t.run_args(&json));
     older["facts"].as_object_mut().unwrap().remove("inputs");
     std::fs::write(&manifest_path, serde_json::to_string_pretty(&older).unwrap()).unwrap();
-    assert!(rendered_again(&t));
-    let full = (t.run_args(&check), t.run_args(&diff));
-    for (a, b) in [(&quick.0, &full.0), (&quick.1, &full.1)] {
+    assert_eq!(compared(&t), Compared::Rendered);
+    let oldest = (t.run_args(&check), t.run_args(&diff), t.run_args(&json));
+    for (a, b) in [(&quick.0, &full.0), (&quick.1, &full.1), (&quick.2, &full.2)]
+        .into_iter()
+        .chain([(&quick.0, &oldest.0), (&quick.1, &oldest.1), (&quick.2, &oldest.2)])
+    {
         assert_eq!((a.code, &a.stdout, &a.stderr), (b.code, &b.stdout, &b.stderr));
     }
 
     // `build` records the inputs again; an output file edited by hand is then noticed.
     t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
-    assert!(!rendered_again(&t));
+    assert_eq!(compared(&t), Compared::Current);
     let values = t.path().join("out/edge-1/longhorn-values.yaml");
     let text = std::fs::read_to_string(&values).unwrap();
     std::fs::write(&values, format!("{text}# edited\n")).unwrap();
-    assert!(rendered_again(&t));
+    assert_eq!(compared(&t), Compared::Rendered);
     t.run_args(&check).code(1);
     std::fs::write(&values, &text).unwrap();
-    assert!(!rendered_again(&t));
+    assert_eq!(compared(&t), Compared::Current);
+    // So is a file of the manifest that is gone.
+    let kustomization = t.path().join("out/edge-1/kustomization.yaml");
+    let kept = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::remove_file(&kustomization).unwrap();
+    assert_eq!(compared(&t), Compared::Rendered);
+    t.run_args(&check).code(1);
+    std::fs::write(&kustomization, kept).unwrap();
+
+    // A build with a warning records it: the same inputs are then planned again, not rendered,
+    // and the warning is shown as the full comparison shows it.
+    let warned = format!("{EDGE}\n[benchmark]\nsize = \"1Gi\"\n");
+    t.file_write("clusters/edge-1.toml", &warned);
+    let built = t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]);
+    built.code(0);
+    assert!(built.stderr.contains("small-benchmark-size"), "{}", built.stderr);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["facts"]["diagnostics"], 1, "{manifest}");
+    assert_eq!(compared(&t), Compared::Planned);
+    let planned = (t.run_args(&check), t.run_args(&diff), t.run_args(&json));
+    planned.0.code(0);
+    assert!(planned.0.stderr.contains("small-benchmark-size"), "{}", planned.0.stderr);
+    assert!(planned.2.stderr.contains("small-benchmark-size"), "{}", planned.2.stderr);
+    let mut older: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    older["facts"].as_object_mut().unwrap().remove("inputs");
+    std::fs::write(&manifest_path, serde_json::to_string_pretty(&older).unwrap()).unwrap();
+    assert_eq!(compared(&t), Compared::Rendered);
+    let full = (t.run_args(&check), t.run_args(&diff), t.run_args(&json));
+    for (a, b) in [(&planned.0, &full.0), (&planned.1, &full.1), (&planned.2, &full.2)] {
+        assert_eq!((a.code, &a.stdout, &a.stderr), (b.code, &b.stdout, &b.stderr));
+    }
+    t.file_write("clusters/edge-1.toml", EDGE);
+    t.run_args(&["build", "clusters/edge-1.toml", "-o", "out"]).code(0);
+    assert_eq!(compared(&t), Compared::Current);
 
     // A comment in the cluster file changes its inputs but not its output: the full comparison
     // runs and finds the build current.
     t.file_write("clusters/edge-1.toml", &format!("# reviewed\n{EDGE}"));
-    assert!(rendered_again(&t));
+    assert_eq!(compared(&t), Compared::Rendered);
     t.run_args(&check).code(0);
+    // So do Flux's variables given on the command line.
+    let with_var = ["build", "--check", "clusters/edge-1.toml", "-o", "out", "--var", "A=b"];
+    t.file_write("clusters/edge-1.toml", EDGE);
+    assert_eq!(compared(&t), Compared::Current);
+    t.run_args(&with_var).code(0);
     // A changed layer too, and there the build is stale ([`build_check_and_diff_notice_a_changed_base`]).
     t.file_write("layers/base.toml", &format!("# reviewed\n{BASE}"));
-    assert!(rendered_again(&t));
+    assert_eq!(compared(&t), Compared::Rendered);
     t.run_args(&check).code(1);
 }
 
