@@ -8,10 +8,11 @@ the report gives the median and the best wall time and the largest max RSS. With
 callgrind, whose instruction count does not depend on how busy the machine is.
 
 Usage: tools/bench.py [--runs N] [--no-build] [--no-callgrind] [--breakdown] [--bin PATH]
-                      [--only-fleet] [--fleet-size N]
+                      [--only-fleet] [--fleet-size N] [--fleet-dir DIR]
 `--only-fleet` runs only the fleet case (issue 24): 1,000 cluster files (`--fleet-size`) extending
 three shared layers, one `lhc build DIR` against 1,000 separate builds (at most 0.25 of their
-time), and a no-change `build --check DIR` (under half of the first build).
+time), and a no-change `build --check DIR` (under half of the first build); its files go under
+`--fleet-dir` (say /dev/shm, to leave the disk out), by default the system's temporary folder.
 `--breakdown` also prints where the instructions of each profile's `check` and first `build` go,
 by pipeline stage (callgrind's inclusive counts); `--bin` benchmarks another binary (with
 `--no-build`), such as a profile without LTO while working.
@@ -371,21 +372,48 @@ def fleet_files(root, n):
     return paths
 
 
-def run_fleet(n, runs):
+def filesystem(path):
+    """The type of the filesystem that holds `path`, as /proc/mounts gives it ("?" elsewhere)."""
+    path = os.path.realpath(path)
+    best, kind = "", "?"
+    try:
+        with open("/proc/mounts") as f:
+            for entry in f:
+                fields = entry.split()
+                if len(fields) < 3:
+                    continue
+                mount = fields[1].replace("\\040", " ")
+                inside = path == mount or path.startswith(mount.rstrip("/") + "/")
+                if inside and len(mount) > len(best):
+                    best, kind = mount, fields[2]
+    except OSError:
+        pass
+    return kind
+
+
+def run_fleet(n, runs, where=None):
     """Issue 24: `n` cluster files extending three shared layers: one `lhc build DIR` against `n`
     separate `lhc build FILE` runs (bound: 0.25x), and a no-change `build --check DIR` against the
-    first build (bound: 0.5x)."""
-    one, first, check = [], [], []
+    first build (bound: 0.5x). The files go to a temporary folder under `where` (default: the
+    system's); the file system matters, since both builds create thousands of files."""
+    one, first, check, rss = [], [], [], []
     for _ in range(runs):
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(dir=where) as tmp:
+            kind = filesystem(tmp)
             paths = fleet_files(tmp, n)
             start = time.perf_counter()
             for p in paths:
                 measure([BIN, "build", p, "-o", "separate"], cwd=tmp)
             one.append(time.perf_counter() - start)
-            first.append(measure([BIN, "build", "clusters", "-o", "out"], cwd=tmp)[0])
-            check.append(measure([BIN, "build", "--check", "clusters", "-o", "out"], cwd=tmp)[0])
+            wall, peak = measure([BIN, "build", "clusters", "-o", "out"], cwd=tmp)
+            first.append(wall)
+            rss.append(peak)
+            wall, peak = measure([BIN, "build", "--check", "clusters", "-o", "out"], cwd=tmp)
+            check.append(wall)
+            rss.append(peak)
     s, f, c = statistics.median(one), statistics.median(first), statistics.median(check)
+    print(f"fleet: in a temporary folder on {kind}, median of {runs} run(s); peak RSS of the folder builds "
+          f"{max(rss) / 1024:.1f} MiB")
     print(f"fleet: {n} cluster files over 3 layers, {n} separate builds {s * 1000:.0f} ms, "
           f"one build of the folder {f * 1000:.0f} ms: {f / s:.3f}x "
           f"({'within' if f <= 0.25 * s else 'OVER'} the 0.25x bound)")
@@ -403,6 +431,7 @@ def main():
     ap.add_argument("--only-status", action="store_true", help="only the lhc status case")
     ap.add_argument("--only-fleet", action="store_true", help="only the fleet case (issue 24)")
     ap.add_argument("--fleet-size", type=int, default=1000)
+    ap.add_argument("--fleet-dir", help="where the fleet case writes its files (default: the system's temporary folder)")
     a = ap.parse_args()
     global BIN
     if a.bin:
@@ -418,7 +447,7 @@ def main():
         run_status(max(3, a.runs // 3))
         return
     if a.only_fleet:
-        run_fleet(a.fleet_size, max(1, min(a.runs, 3)))
+        run_fleet(a.fleet_size, max(1, min(a.runs, 3)), a.fleet_dir)
         return
     # The cluster files of profiles/, not the company layer they extend.
     profiles = sorted(p for p in os.listdir(os.path.join(ROOT, "profiles")) if p.endswith(".toml") and p != "company.toml")
@@ -432,7 +461,7 @@ def main():
     try:
         run_case("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
         run_plan("generated: 200 pools x 10 nodes", f.name, max(3, a.runs // 3))
-        run_fleet(a.fleet_size, 1)
+        run_fleet(a.fleet_size, 1, a.fleet_dir)
         if not a.no_callgrind:
             for p in profiles:
                 counts(f"profiles/{p}", os.path.join(ROOT, "profiles", p))
