@@ -12,11 +12,11 @@ use crate::diff::Options;
 use crate::emit::{self, ChangeKind, Changes, ConflictKind, Failure};
 
 /// What building every compiled unit would do to its output folder.
-/// Each cluster's folder is read and compared on its own thread ([`units::parallel`]).
+/// Each cluster's folder is read and compared on its own thread ([`crate::parallel::map`]).
 pub(crate) fn prepare(units: &[Unit], force: bool) -> Vec<Changes> {
     let outputs: Vec<(&PathBuf, &crate::Output)> =
         units.iter().filter_map(|u| u.compiled.output.as_ref().map(|o| (&u.out, o))).collect();
-    units::parallel(&outputs, |(out, o)| {
+    crate::parallel::map(&outputs, |(out, o)| {
         emit::prepare(out, &o.plan.cluster, &o.tree, &o.plan.facts, force)
     })
 }

@@ -36,10 +36,11 @@ pub fn run(
         return outcome;
     }
     // Each unit's upgrade diagnostics, printed once, after the file's own.
-    let upgrade: Vec<Vec<Diagnostic>> = units::parallel(&units, |u| match &u.compiled.output {
-        Some(o) => upgrade_checks(&u.out, o, options),
-        None => vec![],
-    });
+    let upgrade: Vec<Vec<Diagnostic>> =
+        crate::parallel::map(&units, |u| match &u.compiled.output {
+            Some(o) => upgrade_checks(&u.out, o, options),
+            None => vec![],
+        });
     let all: Vec<Diagnostic> = upgrade.iter().flatten().cloned().collect();
     outcome.diagnostics(ui, &all, None);
     let refused = crate::diagnostic::render::count(&all);

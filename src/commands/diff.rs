@@ -42,7 +42,7 @@ pub(crate) fn compare(
         })
         .collect();
     let invalid = units.len() - compared.len();
-    let diffs = super::units::parallel(&compared, |c| match c {
+    let diffs = crate::parallel::map(&compared, |c| match c {
         // The same inputs as the build on disk, which is as lhc wrote it: nothing to compare.
         Compared::Current(current) => ClusterDiff {
             changes: current.changes.clone(),

@@ -180,7 +180,7 @@ pub fn run(ui: &Ui, o: &Options<'_>) -> Outcome {
         }
     };
     let cache = crate::layers::Cache::new();
-    let checked = super::units::parallel(&sources, |(path, source, invalid)| {
+    let checked = crate::parallel::map(&sources, |(path, source, invalid)| {
         if let Some(d) = invalid {
             return (vec![d.clone()], None);
         }

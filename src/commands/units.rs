@@ -83,7 +83,7 @@ pub fn compile_all(
     let read = sources(paths)?;
     // One cache for the run: each layer is read and parsed once, whichever thread needs it.
     let cache = crate::layers::Cache::new();
-    let mut units = parallel(&read, |(path, source, invalid)| {
+    let mut units = crate::parallel::map(&read, |(path, source, invalid)| {
         compile_read(path, source.clone(), invalid.clone(), out, mode, inputs, &cache)
     });
     skip_given_layers(&mut units);
@@ -140,7 +140,7 @@ pub fn sources(paths: &[PathBuf]) -> Result<Vec<Read>, Box<Diagnostic>> {
         Ok(Some((path.clone(), source, invalid)))
     };
     let mut out = vec![];
-    for r in parallel(&candidates, read_one) {
+    for r in crate::parallel::map(&candidates, read_one) {
         out.extend(r?);
     }
     if out.is_empty()
@@ -162,12 +162,6 @@ fn no_cluster_files(folder: &Path) -> Box<Diagnostic> {
 /// (a line per cluster and one summary line).
 pub fn any_folder(paths: &[PathBuf]) -> bool {
     paths.iter().any(|p| p.is_dir())
-}
-
-/// `f` of every item, spread over the machine's cores ([`crate::parallel::map`]); the results
-/// in the order of the items.
-pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    crate::parallel::map(items, f)
 }
 
 /// The `.toml` files under a folder, at any depth (so both `clusters/prod.toml` and

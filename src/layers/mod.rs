@@ -58,7 +58,7 @@ pub struct Layered {
 /// `remove = true` with nothing to remove, a path leaving the repository, invalid TOML).
 pub fn resolve(cluster: &Source, cache: &Cache) -> Result<Option<Layered>, Vec<Diagnostic>> {
     let Some(chain) = chain(cluster, cache)? else { return Ok(None) };
-    merged(cluster, chain).map(Some)
+    Layered::new(cluster, chain).map(Some)
 }
 
 /// Every file of a cluster file's chain, read and parsed: the layers in the order applied, then
@@ -74,20 +74,16 @@ pub fn chain(cluster: &Source, cache: &Cache) -> Result<Option<Chain>, Vec<Diagn
 /// [`resolve`], with a file that extends nothing as a chain of its own (for `lhc explain`).
 pub fn resolve_any(cluster: &Source, cache: &Cache) -> Result<Layered, Vec<Diagnostic>> {
     let chain = load::chain(cluster, cache, true)?.unwrap_or_default();
-    merged(cluster, chain)
-}
-
-fn merged(cluster: &Source, chain: Vec<Arc<Layer>>) -> Result<Layered, Vec<Diagnostic>> {
-    let (root, provenance) = merge::merge(&chain)?;
-    let (text, segments) = text::write(&root, &chain);
-    let merged = Source::new(cluster.path.clone(), text);
-    Ok(Layered { files: chain, merged, provenance, segments })
+    Layered::new(cluster, chain)
 }
 
 impl Layered {
     /// The second half of [`resolve`]: a chain ([`chain`]) of `cluster` merged.
     pub fn new(cluster: &Source, chain: Chain) -> Result<Layered, Vec<Diagnostic>> {
-        merged(cluster, chain)
+        let (root, provenance) = merge::merge(&chain)?;
+        let (text, segments) = text::write(&root, &chain);
+        let merged = Source::new(cluster.path.clone(), text);
+        Ok(Layered { files: chain, merged, provenance, segments })
     }
 
     /// The layers, in the order applied (the cluster file, last of [`Layered::files`], is not
